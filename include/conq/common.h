@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * conq/common.h - types and rules shared by every queue family.
+ *
+ * Elements are non-NULL `void *`: NULL is the "no element" answer of poll and
+ * peek, and offering NULL is rejected (false, errno = EINVAL), never enqueued.
+ *
+ * Constructors (`create`, `init`, `memsize`) return NULL (or 0) and set errno:
+ *   EINVAL  capacity 0, capacity above CONQ_ARRAY_MAX_CAPACITY, or memory for
+ *           `init` that is NULL or not aligned to CONQ_PAD;
+ *   ENOMEM  the allocation failed.
+ */
+#ifndef CONQ_COMMON_H
+#define CONQ_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conq/impl/atomic.h"
+#include "conq/impl/layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The largest capacity a bounded array queue accepts, after rounding up to a
+ * power of two: 2^31 slots (16 GiB of pointers) on 64-bit targets, 2^26 on
+ * 32-bit ones, so that memsize() can never overflow size_t.
+ */
+#if SIZE_MAX > 0xffffffffu
+#define CONQ_ARRAY_MAX_CAPACITY ((size_t)1 << 31)
+#else
+#define CONQ_ARRAY_MAX_CAPACITY ((size_t)1 << 26)
+#endif
+
+/* drain(): called once per element, in FIFO order, on the consumer thread.
+ * It must not call back into the same queue's consumer side. */
+typedef void (*conq_consume_fn)(void *ctx, void *element);
+
+/* fill(): called once per element to enqueue, on the producer thread, only
+ * when a free slot is already known to exist. Returning NULL ends the fill
+ * early; nothing is lost, and fill() reports how many elements it enqueued. */
+typedef void *(*conq_supply_fn)(void *ctx);
+
+/* Round `capacity` up to a power of two; 0 when it is 0 or too large. */
+size_t conq__array_round_capacity(size_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONQ_COMMON_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * conq/impl/atomic.h - the only door to atomics in conq.
+ *
+ * Every atomic access in the library goes through these macros, and each name
+ * carries its C11 memory order, so `grep _release` lists every publication and
+ * `grep _acquire` every subscription (the JCTools lv/so/cas vocabulary, spelled
+ * the C11 way).
+ *
+ * Why the __atomic builtins and not <stdatomic.h>: the public headers must
+ * compile as C11 *and* as C++17, and C++17 has no <stdatomic.h> (it arrives in
+ * C++23) while `_Atomic T` and `std::atomic<T>` are different types. gcc and
+ * clang implement both languages' atomics on the same builtins, with exactly
+ * the C11 memory-model semantics, on plain (suitably aligned) objects. So the
+ * queues keep plain integer and pointer fields and access them only through
+ * these macros; ThreadSanitizer understands the builtins. The cost is that the
+ * type system no longer stops a stray plain access: review and the TSan build
+ * do.
+ *
+ * Fences are deliberately absent: TSan cannot see them, and every pairing in
+ * conq is expressed with ordered accesses (docs/memory-model.md).
+ */
+#ifndef CONQ_IMPL_ATOMIC_H
+#define CONQ_IMPL_ATOMIC_H
+
+#if !defined(__GNUC__) && !defined(__clang__)
+#error "conq needs gcc or clang (__atomic builtins)"
+#endif
+
+/* Loads. */
+#define conq__load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define conq__load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define conq__load_seq_cst(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+
+/* Stores. */
+#define conq__store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define conq__store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define conq__store_seq_cst(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+
+/* Read-modify-writes. The CAS macros take a pointer to the expected value,
+ * which is updated on failure (C11 compare_exchange semantics). */
+#define conq__faa_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define conq__faa_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define conq__xchg_acq_rel(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define conq__cas_weak_acq_rel(p, expp, v)                                     \
+	__atomic_compare_exchange_n((p), (expp), (v), 1, __ATOMIC_ACQ_REL,     \
+				    __ATOMIC_ACQUIRE)
+#define conq__cas_strong_acq_rel(p, expp, v)                                   \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
+				    __ATOMIC_ACQUIRE)
+#define conq__cas_weak_relaxed(p, expp, v)                                     \
+	__atomic_compare_exchange_n((p), (expp), (v), 1, __ATOMIC_RELAXED,     \
+				    __ATOMIC_RELAXED)
+
+/* Spin-wait hint for loops that wait on another thread. */
+#if defined(__x86_64__) || defined(__i386__)
+#define conq__cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define conq__cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define conq__cpu_relax() ((void)0)
+#endif
+
+#define CONQ__LIKELY(x) __builtin_expect(!!(x), 1)
+#define CONQ__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#endif /* CONQ_IMPL_ATOMIC_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * conq/impl/layout.h - cache-line size, padding, index arithmetic and
+ * compile-time layout checks shared by every family.
+ */
+#ifndef CONQ_IMPL_LAYOUT_H
+#define CONQ_IMPL_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The coherence unit. 128 on aarch64 and ppc64, where several cores (Apple M,
+ * Neoverse with some interconnects, POWER) move lines in 128-byte units;
+ * 64 elsewhere. Override with -DCONQ_CACHE_LINE=N. */
+#ifndef CONQ_CACHE_LINE
+#if defined(__aarch64__) || defined(__powerpc64__)
+#define CONQ_CACHE_LINE 128
+#else
+#define CONQ_CACHE_LINE 64
+#endif
+#endif
+
+/* Hot field groups are CONQ_PAD bytes apart: two lines on x86 against the
+ * adjacent-line (spatial) prefetcher, as JCTools' 128-byte pads and DPDK's
+ * RTE_CACHE_GUARD do. Queue memory is aligned to CONQ_PAD. */
+#define CONQ_PAD (2 * CONQ_CACHE_LINE)
+
+/* Pad a field group `used` bytes long up to the next multiple of CONQ_PAD. */
+#define CONQ__PAD_AFTER(name, used)                                            \
+	char name[CONQ_PAD - ((used) % CONQ_PAD)]
+
+#if defined(__cplusplus)
+#define CONQ__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define CONQ__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+/*
+ * Indices are free-running unsigned integers that wrap modulo 2^64 (2^64
+ * operations take 584 years at 10^9 ops/s, but the code is correct across the
+ * wrap anyway, and the tests start indices just below it). Never compare two
+ * indices with < or >: take the difference, which is exact modulo 2^64, and
+ * read it as signed when it may be "negative".
+ */
+typedef uint64_t conq__idx_t;
+typedef int64_t conq__sidx_t;
+
+static inline conq__sidx_t conq__idx_diff(conq__idx_t a, conq__idx_t b)
+{
+	return (conq__sidx_t)(a - b);
+}
+
+#endif /* CONQ_IMPL_LAYOUT_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * conq/impl/testing.h - hooks for conq's own tests and harnesses. Not API:
+ * they may change in any release. They live in the library (not in the
+ * tests) so that the tests exercise the very code users run.
+ */
+#ifndef CONQ_IMPL_TESTING_H
+#define CONQ_IMPL_TESTING_H
+
+#include <stdint.h>
+
+#include "conq/spsc_array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* init() with every index starting at `start` instead of 0, so a test can put
+ * the 2^64 wrap of the free-running indices a few operations away. */
+conq_spsc_array *conq__spsc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start);
+
+/* Make the library's allocator fail (NULL, ENOMEM) once `n` further
+ * allocations have succeeded; a negative n switches the injection off.
+ * Per thread. */
+void conq__test_fail_alloc_after(int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONQ_IMPL_TESTING_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conq/common.h"
+#include "conq/impl/testing.h"
+#include "internal.h"
+
+static _Thread_local int fail_after = -1;
+
+void conq__test_fail_alloc_after(int n)
+{
+	fail_after = n;
+}
+
+/*
+ * calloc, not posix_memalign + memset: for a large ring glibc maps fresh
+ * zero pages, and calloc knows not to touch them, so creating a 16 GiB queue
+ * costs nothing until it is used. The block is over-allocated by CONQ_PAD and
+ * aligned by hand; the pointer to free sits in the word just below it.
+ */
+void *conq__alloc_aligned(size_t size)
+{
+	if (fail_after == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (fail_after > 0)
+		fail_after--;
+	if (size > SIZE_MAX - CONQ_PAD) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	char *raw = (char *)calloc(1, size + CONQ_PAD);
+	if (raw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	char *p = raw + CONQ_PAD - (uintptr_t)raw % CONQ_PAD;
+	memcpy(p - sizeof raw, &raw, sizeof raw);
+	return p;
+}
+
+void conq__free_aligned(void *p)
+{
+	if (p == NULL)
+		return;
+	char *raw;
+	memcpy(&raw, (char *)p - sizeof raw, sizeof raw);
+	free(raw);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Cold paths of conq_spsc_array: sizing, init, create, destroy. */
+#include <errno.h>
+#include <string.h>
+
+#include "conq/spsc_array.h"
+#include "internal.h"
+#include "conq/impl/testing.h"
+
+#define SPSC_MAX_BATCH 32u
+
+static uint64_t spsc_batch(uint64_t cap)
+{
+	return cap < SPSC_MAX_BATCH ? cap : SPSC_MAX_BATCH;
+}
+
+size_t conq_spsc_array_memsize(size_t capacity)
+{
+	size_t cap = conq__array_round_capacity(capacity);
+	if (cap == 0) {
+		errno = EINVAL;
+		return 0;
+	}
+	return sizeof(conq_spsc_array) +
+	       (cap + spsc_batch(cap)) * sizeof(void *) + CONQ_PAD;
+}
+
+static conq_spsc_array *spsc_init(void *mem, size_t capacity, uint64_t start,
+				  int zeroed)
+{
+	size_t bytes = conq_spsc_array_memsize(capacity);
+	if (bytes == 0)
+		return NULL;
+	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Zero everything: NULL slots are the free ones. No other thread may
+	 * see the queue before init returns, so plain stores suffice; the
+	 * caller publishes the queue (thread creation, a release store...). */
+	if (!zeroed)
+		memset(mem, 0, bytes);
+	conq_spsc_array *q = (conq_spsc_array *)mem;
+	q->cap = conq__array_round_capacity(capacity);
+	q->batch = spsc_batch(q->cap);
+	q->ring = q->cap + q->batch;
+	q->pidx = q->cidx = start;
+	q->plimit = start + q->cap;
+	return q;
+}
+
+conq_spsc_array *conq__spsc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start)
+{
+	return spsc_init(mem, capacity, start, 0);
+}
+
+conq_spsc_array *conq_spsc_array_init(void *mem, size_t capacity)
+{
+	return spsc_init(mem, capacity, 0, 0);
+}
+
+conq_spsc_array *conq_spsc_array_create(size_t capacity)
+{
+	size_t bytes = conq_spsc_array_memsize(capacity);
+	if (bytes == 0)
+		return NULL;
+	void *mem = conq__alloc_aligned(bytes);
+	if (mem == NULL)
+		return NULL;
+	/* conq__alloc_aligned zeroes. */
+	return spsc_init(mem, capacity, 0, 1);
+}
+
+void conq_spsc_array_destroy(conq_spsc_array *q)
+{
+	conq__free_aligned(q);
+}
