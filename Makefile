@@ -23,3 +23,61 @@ install: all
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------
+# Checking builds, each in its own directory (configured once, like $(BUILD);
+# `make distclean` or rm -rf the directory after changing their flags).
+
+.PHONY: asan tsan cross-aarch64 format-check ci distclean
+
+# Compilers for the sanitizer builds (clang needs libclang-rt-14-dev).
+ASAN_CC ?= clang
+TSAN_CC ?= clang
+ASAN_CXX ?= $(subst clang,clang++,$(subst gcc,g++,$(ASAN_CC)))
+TSAN_CXX ?= $(subst clang,clang++,$(subst gcc,g++,$(TSAN_CC)))
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+SAN_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The sanitizer runtimes of LLVM 14 / GCC 12 cannot cope with more than 28
+# bits of mmap randomisation (newer kernels may default to 32: TSan dies with
+# "unexpected memory mapping", ASan hangs or crashes at start-up). There, the
+# tests run with ASLR off; or, as root: sysctl vm.mmap_rnd_bits=28.
+SANRUN ?= $(shell test "$$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)" -le 28 || echo setarch $$(uname -m) -R)
+ASAN_OPTIONS ?= abort_on_error=1:detect_leaks=1:strict_string_checks=1
+UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1
+export ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+
+# The tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan:
+	$(MAKE) all BUILD=$(ASAN_BUILD) CMAKE_FLAGS='$(SAN_FLAGS) -DCMAKE_C_COMPILER=$(ASAN_CC) -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCONQ_SANITIZE=address,undefined $(CMAKE_FLAGS)'
+	$(SANRUN) ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+# The tests under ThreadSanitizer.
+tsan:
+	$(MAKE) all BUILD=$(TSAN_BUILD) CMAKE_FLAGS='$(SAN_FLAGS) -DCMAKE_C_COMPILER=$(TSAN_CC) -DCMAKE_CXX_COMPILER=$(TSAN_CXX) -DCONQ_SANITIZE=thread $(CMAKE_FLAGS)'
+	$(SANRUN) ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
+
+# Cross-build for 64-bit Arm and run the unit tests under qemu-aarch64
+# (gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, qemu-user). The long
+# transfer tests move QEMU_TEST_SCALE (CONQ_TEST_SCALE) times the elements.
+AARCH64_BUILD ?= build-aarch64
+QEMU_TEST_SCALE ?= 0.1
+cross-aarch64:
+	$(MAKE) all BUILD=$(AARCH64_BUILD) CMAKE_FLAGS='-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-aarch64-linux-gnu.cmake -DCONQ_BUILD_BENCH=OFF $(CMAKE_FLAGS)'
+	CONQ_TEST_SCALE=$(QEMU_TEST_SCALE) ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j $(JOBS)
+
+# Report (do not fix) formatting that differs from .clang-format.
+CLANG_FORMAT ?= clang-format
+FORMAT_DIRS = include src tests bench examples
+format-check:
+	@files=$$(find $(FORMAT_DIRS) -type f \( -name '*.[ch]' -o -name '*.cc' -o -name '*.cpp' -o -name '*.hpp' \) | LC_ALL=C sort); \
+	echo "$(CLANG_FORMAT) --dry-run -Werror: $$(echo "$$files" | wc -l) files"; \
+	$(CLANG_FORMAT) --dry-run -Werror $$files
+
+# What CI runs (installs packages with apt-get when root): see .ci/run.
+ci:
+	bash .ci/run
+
+distclean: clean
+	rm -rf build-asan build-tsan build-aarch64 build-ci

@@ -106,8 +106,6 @@ conq_spsc_array *conq_spsc_array_create(size_t capacity);
  * a no-op. Only once no thread uses the queue. */
 void conq_spsc_array_destroy(conq_spsc_array *q);
 
-/* conq version of `const char *` etc. lives in version.h. */
-
 static inline void **conq__spsc_array_slots(const conq_spsc_array *q)
 {
 	/* Through uintptr_t: the slots start CONQ_PAD-aligned (asserted above),
@@ -311,7 +309,8 @@ static inline size_t conq_spsc_array_offer_bulk(conq_spsc_array *q,
 }
 
 /* Offer as many of the n elements as there is room for, in order. Returns
- * how many. Stops before the first NULL (errno = EINVAL). P only.
+ * how many. A NULL among the elements that fit ends the burst before it
+ * (errno = EINVAL); elements beyond the room are not looked at. P only.
  * Wait-free (O(n)). */
 static inline size_t conq_spsc_array_offer_burst(conq_spsc_array *q,
 						 void *const *es, size_t n)

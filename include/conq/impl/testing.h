@@ -21,8 +21,8 @@ conq_spsc_array *conq__spsc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
- * allocations have succeeded; a negative n switches the injection off.
- * Per thread. */
+ * allocations have succeeded, and every allocation from then on, until a
+ * negative n switches the injection off. Per thread. */
 void conq__test_fail_alloc_after(int n);
 
 #ifdef __cplusplus

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/queues.h - the table of queue families every test iterates.
+ *
+ * Each family is one row: a descriptor of what it allows (producers,
+ * consumers, boundedness, FIFO scope) and its API behind function pointers
+ * that take the queue as `void *`. Tests read the capabilities and skip, with
+ * a printed SKIP line, what a family does not allow; they never hard-code a
+ * family.
+ *
+ * Adding a family with the standard array API (conq_<fam>_create, _offer, ...,
+ * conq_<fam>_memsize, _init, and the test hook conq__<fam>_init_at) is one
+ * line in TQ_FAMILIES below. A family whose API differs writes its own
+ * wrappers and row in queues.c; a missing operation is a NULL pointer, which
+ * the tests skip with a message.
+ */
+#ifndef CONQ_TESTS_QUEUES_H
+#define CONQ_TESTS_QUEUES_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conq/conq.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The families under test, one X(...) line each:
+ *   X(family, max_producers, max_consumers, bounded, fifo, init_at)
+ * family         the suffix of conq_<family>_* (spsc_array -> conq_spsc_array)
+ * max_producers  threads that may offer concurrently (TQ_ANY: no limit)
+ * max_consumers  threads that may poll concurrently (TQ_ANY: no limit)
+ * bounded        true: capacity() is the requested capacity rounded up to a
+ *                power of two, and offer fails iff that many are queued
+ * fifo           TQ_FIFO_TOTAL or TQ_FIFO_PER_PRODUCER
+ * init_at        AT if conq__<family>_init_at exists (start indices near
+ *                2^64), NOAT otherwise
+ *
+ * e.g. issue 3 adds:
+ *   X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT)
+ * (the family's header must be reachable from conq/conq.h, and the header
+ * declaring conq__<family>_init_at must be included by queues.c).
+ */
+#define TQ_FAMILIES(X) X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT)
+
+#define TQ_ANY UINT_MAX
+
+enum tq_fifo {
+	/* One total order: every consumer sees elements in offer order (for
+	 * concurrent offers, in the order the offers linearized). */
+	TQ_FIFO_TOTAL,
+	/* Only each producer's own elements keep their order. */
+	TQ_FIFO_PER_PRODUCER,
+};
+
+struct tq_desc {
+	const char *name;
+	unsigned max_producers;
+	unsigned max_consumers;
+	bool bounded;
+	enum tq_fifo fifo;
+	/* true if create() allocates through the library's allocator, so that
+	 * conq__test_fail_alloc_after() makes it fail with ENOMEM. */
+	bool alloc_hook;
+
+	void *(*create)(size_t capacity);
+	/* create() with every index starting at `start` (the 2^64 wrap tests);
+	 * NULL if the family has no such hook. Free with destroy(). */
+	void *(*create_at)(size_t capacity, uint64_t start);
+	void (*destroy)(void *q);
+
+	bool (*offer)(void *q, void *e);
+	void *(*poll)(void *q);
+	void *(*peek)(void *q);
+	bool (*relaxed_offer)(void *q, void *e);
+	void *(*relaxed_poll)(void *q);
+	void *(*relaxed_peek)(void *q);
+
+	size_t (*size)(void *q);
+	bool (*is_empty)(void *q);
+	size_t (*capacity)(void *q);
+
+	size_t (*drain)(void *q, conq_consume_fn fn, void *ctx, size_t limit);
+	size_t (*fill)(void *q, conq_supply_fn fn, void *ctx, size_t limit);
+	size_t (*offer_bulk)(void *q, void *const *es, size_t n);
+	size_t (*offer_burst)(void *q, void *const *es, size_t n);
+	size_t (*poll_burst)(void *q, void **out, size_t n);
+
+	/* Caller memory; NULL if the family cannot live in caller memory. */
+	size_t (*memsize)(size_t capacity);
+	void *(*init)(void *mem, size_t capacity);
+	void *(*init_at)(void *mem, size_t capacity, uint64_t start);
+};
+
+/* The library's families, in TQ_FAMILIES order. */
+extern const struct tq_desc tq_queues[];
+extern const size_t tq_queue_count;
+
+/* A mutex-protected ring with every operation and no limit on producers or
+ * consumers (tests/ref_queue.c). Not part of tq_queues: the harness runs its
+ * own tests against it (--ref) so that the multi-producer and
+ * multi-consumer code paths are exercised before any such family exists. */
+extern const struct tq_desc tq_reference;
+
+/* Select the rows a test binary runs: the library's table, or with "--ref"
+ * among argv the reference queue only. Returns the count, *rows the rows. */
+size_t tq_select(int argc, char **argv, const struct tq_desc **rows);
+
+/* A test case, run on one row. */
+struct tq_case {
+	const char *name;
+	void (*fn)(const struct tq_desc *d);
+};
+
+/* The main() of a case-based test binary: runs every case (or those named
+ * in argv) on every selected row (see tq_select), printing "ok"/"FAIL" per
+ * case and row, and returns check_report(). An unknown case name: 2. */
+int tq_run_cases(int argc, char **argv, const struct tq_case *cases,
+		 size_t ncases);
+
+/* The next power of two >= n (n >= 1, n <= 2^63). */
+uint64_t tq_pow2(uint64_t n);
+
+/* Elements: the integer k >= 1 as a non-NULL pointer, and back. */
+static inline void *tq_elem(uint64_t k)
+{
+	return (void *)(uintptr_t)k;
+}
+static inline uint64_t tq_val(const void *e)
+{
+	return (uint64_t)(uintptr_t)e;
+}
+
+/* Spin-wait step for a thread waiting on another: a pause hint, and a
+ * sched_yield() every few spins (the machine may have fewer cores than
+ * threads). *spins counts the calls. */
+void tq_backoff(unsigned *spins);
+
+/* A small deterministic PRNG (xorshift64*). */
+static inline uint64_t tq_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform-ish in [0, n), n > 0. */
+static inline uint64_t tq_rand_below(uint64_t *state, uint64_t n)
+{
+	return (tq_rand(state) >> 11) % n;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONQ_TESTS_QUEUES_H */
