@@ -16,7 +16,7 @@ test: all
 
 # The headline benchmark: SPSC throughput against the peers, same run.
 bench: all
-	$(BUILD)/bench/conq-bench
+	$(BUILD)/bench/conq-bench $(BENCH_ARGS)
 
 install: all
 	cmake --install $(BUILD)

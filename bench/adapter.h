@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * adapter.h - the queue-adapter table: every queue conq-bench can measure,
+ * conq's own and the peers', behind one shape.
+ *
+ * The generic offer/poll pointers serve setup and teardown only (priming,
+ * draining). Measured loops never call through a pointer per operation: each
+ * adapter instantiates the workload loops with CB_DEFINE_LOOPS (loops.h) on
+ * its own inline offer/poll, so the compiler inlines the queue operation into
+ * the loop for every queue alike, peers included.
+ */
+#ifndef CB_ADAPTER_H
+#define CB_ADAPTER_H
+
+#include "harness.h"
+
+/* Which producer/consumer counts a queue supports. */
+enum {
+	CB_SPSC = 1u << 0,
+	CB_MPSC = 1u << 1,
+	CB_SPMC = 1u << 2,
+	CB_MPMC = 1u << 3,
+};
+
+/* The loops each adapter instantiates (one per workload role). */
+typedef struct cb_loops {
+	cb_role_fn tpt_offer;        /* QueueThroughputBackoffNone: offer */
+	cb_role_fn tpt_poll;         /* ... poll */
+	cb_role_fn tpt_poll_checked; /* ... poll, checking FIFO order (--check) */
+} cb_loops;
+
+typedef enum {
+	CB_KIND_OWN,     /* a conq queue */
+	CB_KIND_PEER,    /* another library's queue */
+	CB_KIND_BASELINE /* not a queue: a reference point */
+} cb_kind;
+
+typedef struct cb_adapter {
+	const char *name;    /* qType: "family:queue", e.g. "conq:spsc_array" */
+	const char *family;  /* "conq", "ck", "ceiling" */
+	const char *desc;    /* one line for -l */
+	unsigned contracts;  /* CB_SPSC | ... */
+	cb_kind kind;
+	/* Build a queue for (at least) `capacity` elements; *usable = how many
+	 * it really holds. NULL on failure (errno set). */
+	void *(*create)(size_t capacity, size_t *usable);
+	void (*destroy)(void *q);
+	/* Generic, for setup/teardown only (single-threaded). */
+	bool (*offer)(void *q, void *e);
+	void *(*poll)(void *q);
+	/* Optional, single-threaded, between iterations: make everything offered
+	 * visible to poll (batched-publication queues). */
+	void (*flush)(void *q);
+	const cb_loops *loops;
+} cb_adapter;
+
+/* The adapters compiled in, own queues first, then peers, then baselines. */
+extern const cb_adapter *const cb_adapters[];
+extern const size_t cb_nadapters;
+
+/* Known peer libraries, compiled in or not, for --list-peers. */
+typedef struct cb_peer {
+	const char *qtypes;  /* what it adds, e.g. "ck:spsc" */
+	const char *library; /* e.g. "ConcurrencyKit ck_ring" */
+	const char *needs;   /* what the build looks for */
+	const char *package; /* Debian package to install */
+	int status;          /* CB_PEER_IN, _MISSING, _PLANNED, _DISABLED */
+} cb_peer;
+
+enum { CB_PEER_IN, CB_PEER_MISSING, CB_PEER_PLANNED, CB_PEER_DISABLED };
+
+extern const cb_peer cb_peers[];
+extern const size_t cb_npeers;
+
+#endif /* CB_ADAPTER_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ConcurrencyKit's ck_ring, SPSC flavour (ck_ring_enqueue_spsc /
+ * ck_ring_dequeue_spsc), used at its best: the ck_ring_t gets its own
+ * CB_PAD-aligned block padded to a multiple of CB_PAD (nothing of the
+ * harness shares its lines), the slot array its own aligned block, and the
+ * loops inline ck's (force-inlined) functions. ck's layout inside ck_ring_t
+ * (64-byte pads, its default CK_MD_CACHELINE) is ck's own and left alone.
+ *
+ * A ck ring of `size` slots holds size - 1 elements: it gets the requested
+ * capacity rounded up to a power of two in slots (131072 -> 131071 usable).
+ */
+#include <errno.h>
+
+#include <ck_ring.h>
+
+#include "loops.h"
+
+typedef struct ck_q {
+	ck_ring_t ring;         /* c_head | p_tail, p_head | size, mask */
+	ck_ring_buffer_t *buf;  /* read-only, on the line of size and mask */
+} ck_q;
+
+static void *ck_create(size_t capacity, size_t *usable)
+{
+	size_t slots = cb_pow2_ceil(capacity < 2 ? 2 : capacity);
+	if (slots == 0 || slots > (size_t)1 << 31) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ck_q *h = (ck_q *)cb_alloc_aligned(sizeof *h);
+	if (h == NULL)
+		return NULL;
+	h->buf = (ck_ring_buffer_t *)cb_alloc_aligned(slots * sizeof *h->buf);
+	if (h->buf == NULL) {
+		cb_free_aligned(h);
+		return NULL;
+	}
+	ck_ring_init(&h->ring, (unsigned int)slots);
+	*usable = slots - 1;
+	return h;
+}
+
+static void ck_destroy(void *q)
+{
+	ck_q *h = (ck_q *)q;
+	if (h == NULL)
+		return;
+	cb_free_aligned(h->buf);
+	cb_free_aligned(h);
+}
+
+static inline bool ck_q_offer(ck_q *h, void *e)
+{
+	return ck_ring_enqueue_spsc(&h->ring, h->buf, e);
+}
+
+static inline void *ck_q_poll(ck_q *h)
+{
+	void *e = NULL;
+	return ck_ring_dequeue_spsc(&h->ring, h->buf, &e) ? e : NULL;
+}
+
+static bool ck_offer(void *q, void *e)
+{
+	return ck_q_offer((ck_q *)q, e);
+}
+
+static void *ck_poll(void *q)
+{
+	return ck_q_poll((ck_q *)q);
+}
+
+CB_DEFINE_LOOPS(ck_spsc, ck_q, ck_q_offer, ck_q_poll)
+
+extern const cb_adapter cb_adapter_ck_spsc;
+const cb_adapter cb_adapter_ck_spsc = {
+	.name = "ck:spsc",
+	.family = "ck",
+	.desc = "ConcurrencyKit ck_ring, ck_ring_enqueue_spsc/dequeue_spsc",
+	.contracts = CB_SPSC,
+	.kind = CB_KIND_PEER,
+	.create = ck_create,
+	.destroy = ck_destroy,
+	.offer = ck_offer,
+	.poll = ck_poll,
+	.flush = NULL,
+	.loops = &ck_spsc_loops,
+};

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cb.h - basics shared by every part of conq-bench: version, padding, the
+ * clock, aligned allocation.
+ *
+ * Every flag or counter that two threads touch goes through the conq atomics
+ * macros (conq/impl/atomic.h), as in the library.
+ */
+#ifndef CB_H
+#define CB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "conq/impl/atomic.h"
+#include "conq/impl/layout.h"
+
+#define CB_VERSION "0.1"
+
+/* Shared hot fields live CB_PAD bytes apart (two lines on x86: the adjacent
+ * line prefetcher), like the queues themselves. */
+#define CB_PAD CONQ_PAD
+
+/* The most threads one trial may run (the sum over its roles). */
+#define CB_MAX_THREADS 64
+
+#define CB_NS_PER_US 1000u
+#define CB_NS_PER_MS 1000000u
+#define CB_NS_PER_S 1000000000u
+
+/* CLOCK_MONOTONIC in ns: a vDSO call (~50 ns here), used only at iteration
+ * boundaries, never per operation. */
+static inline uint64_t cb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * CB_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/* Zeroed memory aligned to CB_PAD, its size rounded up to a multiple of
+ * CB_PAD, so that nothing else shares its first or last line pair. */
+void *cb_alloc_aligned(size_t size);
+void cb_free_aligned(void *p);
+
+/* Round up to a power of two (n >= 1); 0 on overflow. */
+size_t cb_pow2_ceil(size_t n);
+
+#endif /* CB_H */
