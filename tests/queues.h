@@ -45,7 +45,10 @@ extern "C" {
  * (the family's header must be reachable from conq/conq.h, and the header
  * declaring conq__<family>_init_at must be included by queues.c).
  */
-#define TQ_FAMILIES(X) X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT)
+#define TQ_FAMILIES(X)                                                         \
+	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT)                           \
+	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT)                      \
+	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT)
 
 #define TQ_ANY UINT_MAX
 

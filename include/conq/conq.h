@@ -6,5 +6,8 @@
 #include "conq/version.h"
 #include "conq/common.h"
 #include "conq/spsc_array.h"
+#include "conq/mpsc_array.h"
+#include "conq/spmc_array.h"
+#include "conq/mpmc_array.h"
 
 #endif /* CONQ_CONQ_H */

@@ -48,6 +48,10 @@
 #define conq__cas_strong_acq_rel(p, expp, v)                                   \
 	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
 				    __ATOMIC_ACQUIRE)
+#define conq__faa_seq_cst(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define conq__cas_strong_seq_cst(p, expp, v)                                   \
+	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_SEQ_CST,     \
+				    __ATOMIC_SEQ_CST)
 #define conq__cas_weak_relaxed(p, expp, v)                                     \
 	__atomic_compare_exchange_n((p), (expp), (v), 1, __ATOMIC_RELAXED,     \
 				    __ATOMIC_RELAXED)
@@ -60,6 +64,9 @@
 #else
 #define conq__cpu_relax() ((void)0)
 #endif
+
+/* Read prefetch of the line holding *p (a hint; no ordering). */
+#define conq__prefetch(p) __builtin_prefetch((p), 0)
 
 #define CONQ__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CONQ__UNLIKELY(x) __builtin_expect(!!(x), 0)

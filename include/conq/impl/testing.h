@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #include "conq/spsc_array.h"
+#include "conq/mpsc_array.h"
+#include "conq/spmc_array.h"
+#include "conq/mpmc_array.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +21,12 @@ extern "C" {
 /* init() with every index starting at `start` instead of 0, so a test can put
  * the 2^64 wrap of the free-running indices a few operations away. */
 conq_spsc_array *conq__spsc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start);
+conq_mpsc_array *conq__mpsc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start);
+conq_spmc_array *conq__spmc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start);
+conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further

@@ -1,0 +1,818 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * conq/mpmc_array.h - bounded multi-producer multi-consumer array queue.
+ *
+ * The counterpart of JCTools' MpmcArrayQueue, with its semantics, but built
+ * to scale: JCTools, Vyukov, DPDK, ConcurrencyKit and atomic_queue all claim
+ * a position with a CAS on a shared index, and under contention every loser
+ * retries, which is why they fall below a plain mutex at 4 and 8 threads per
+ * side. Here, as in FAA queues (Nikolaev's SCQ, DISC 2019; LCRQ), positions
+ * are claimed with fetch-and-add, which never fails, whenever there is room
+ * to spare; a CAS is used only at the edge (a nearly full queue for offers, a
+ * nearly empty one for polls), where a crowd racing for the last slot or
+ * element would otherwise overshoot.
+ *
+ * The ring: capacity() cells of {seq, element}. Position p (a free-running
+ * 64-bit ticket) lives in cell p mod n, and the cell's seq says, as in
+ * JCTools' sequence array, which lap of the cell it is in and in what state:
+ *
+ *   FREE(p)  the producer of position p may take the cell;
+ *   RES(p)   that producer has taken it and is writing the element;
+ *   FULL(p)  the element of position p is there for its consumer, who then
+ *            sets FREE(p + n): the cell's next lap.
+ *
+ * offer: claim a position t from the tail (an FAA if a cached copy of the
+ * head shows CONQ__MPMC_FAA_SLACK free slots to spare; else it reads the
+ * head, fails if the queue is full, and claims with a CAS), CAS the cell
+ * FREE(t) -> RES(t), store the element, store FULL(t). poll: claim a
+ * position h from the head (the same, mirrored: NULL if the tail is not past
+ * it), wait for FULL(h), load the element, store FREE(h + n). 3 atomic
+ * read-modify-writes per element (Vyukov's queue: 2; SCQ's data queue: 8).
+ *
+ * An FAA can hand out a position nobody will fill (a consumer past the tail)
+ * or one that is not free (a producer past the head + n). Two rules, after
+ * SCQ, keep that harmless:
+ *
+ *  - A consumer that finds its cell still FREE(h) waits a short while
+ *    (CONQ__MPMC_SPIN pauses, then CONQ__MPMC_YIELDS sched_yield()s) if a
+ *    producer holds position h, not at all otherwise, and then *closes* the
+ *    position: CAS FREE(h) -> FREE(h + n). A producer of h that comes later
+ *    finds its CAS failing and takes a new position. So a poll never waits
+ *    for a producer that has not yet taken its cell, and a preempted producer
+ *    delays nobody.
+ *  - A producer whose cell still holds the previous lap waits for that lap's
+ *    consumer if it has claimed the position (it is between its claim and
+ *    its release), and otherwise gives the position up (the queue was full),
+ *    leaving it to its consumer to close.
+ *
+ * Waits that remain, all for a thread that is inside an operation on this
+ * queue and holds the cell (spin, then sched_yield, so a preempted holder
+ * gets the CPU back): a poll whose cell is RES (its producer is between two
+ * stores), and a thread whose cell is still in the previous lap because that
+ * lap's consumer, having claimed it, has not released it yet. JCTools'
+ * MpmcArrayQueue waits in the same places, and also for producers that have
+ * claimed but not written.
+ *
+ * Layout: the producers' tail and their copy of the head share one padded
+ * block, the consumers' head and their copy of the tail another; each side
+ * reads the other's counter only at the edge. Consecutive positions map to
+ * cells CONQ_PAD bytes apart within blocks of 16 pads (an index rotation, as
+ * SCQ's and atomic_queue's remap, but local, so that one thread streaming
+ * through the ring still reuses its lines).
+ *
+ * Capacity: the requested capacity rounded up to a power of two, from 1 up to
+ * CONQ_ARRAY_MAX_CAPACITY. 0 or larger: EINVAL. 16 bytes per slot.
+ *
+ * Who may call what, concurrently (A = any thread, any number of them):
+ *
+ *   function                                     caller  progress
+ *   offer, offer_bulk, offer_burst, fill           A       see "Waits" above
+ *   poll, poll_burst, drain, peek, is_empty        A       see "Waits" above
+ *   relaxed_offer, relaxed_poll, relaxed_peek      A       lock-free, no wait
+ *   size                                           A       lock-free
+ *   capacity                                       A       wait-free
+ *   create, init, memsize                          A       (blocking: malloc)
+ *   destroy                                        A, once no other call runs
+ *
+ * Ordering: everything a producer wrote before a successful offer of `e`
+ * happens-before everything the consumer does after the poll (or peek) that
+ * returns `e`. Everything a consumer did before polling `e` happens-before any
+ * producer's reuse of e's cell.
+ *
+ * Semantics (docs/memory-model-mpmc.md has the pairing table and the
+ * argument):
+ *
+ *  - The queue is linearizable. An offer takes its place when it takes its
+ *    cell (RES); a poll, when it takes the element; FIFO order is position
+ *    order.
+ *  - poll returns NULL iff the queue was empty at some moment of the call: no
+ *    element, and no offer that has taken its cell (RES) but not yet
+ *    published. Precisely: the tail was not past the head.
+ *  - offer returns false iff the queue was full at some moment of the call,
+ *    counted as in JCTools: positions claimed by offers minus positions
+ *    claimed by polls reach capacity(). A poll that has claimed a position
+ *    but not yet released its cell counts as done (offer waits for it); an
+ *    offer that has claimed a position counts as an element. One departure:
+ *    a position an offer gave up (above) counts as an element until a poll
+ *    passes it, so offer may fail (and size() count one more) with
+ *    capacity() - 1 elements in the queue; that needs a producer stopped
+ *    between reading the hint and its FAA while the queue filled up.
+ *  - The relaxed variants never wait and may fail spuriously: they claim only
+ *    a position whose cell is ready (FREE for relaxed_offer, FULL for
+ *    relaxed_poll), with one CAS, and give up otherwise: relaxed_offer fails
+ *    while the poll of the cell's previous lap is still releasing it, and
+ *    relaxed_poll while the producer is still writing.
+ *  - peek is best effort, as in any MPMC queue: another consumer may take the
+ *    element before the caller looks at it. It returns the oldest element
+ *    present when it looked, or NULL if there was none.
+ *  - size() is within [0, capacity()], counts offers that have claimed a
+ *    position, and is exact when no operation is in progress.
+ *  - Batches claim their positions with one FAA or CAS each
+ *    (offer_bulk: all n at once; offer_burst, poll_burst: as many as
+ *    possible at once; fill, drain: CONQ__MPMC_CHUNK at a time). fill hands
+ *    back the positions it claimed for nothing (fn returned NULL); if
+ *    another producer has claimed after them, or when offer_bulk loses one
+ *    of its positions to a poll past the tail, the unused positions are
+ *    published as tombstones (NULL elements), which polls skip, and count
+ *    as elements (for offer and size) until they do.
+ */
+#ifndef CONQ_MPMC_ARRAY_H
+#define CONQ_MPMC_ARRAY_H
+
+#include <errno.h>
+
+#include "conq/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Atomics beyond impl/atomic.h's set (to merge there): the head and tail are
+ * accessed seq_cst, so that each side's reading of both counters is
+ * consistent with one total order; on x86 a seq_cst RMW or load costs what
+ * an acq_rel one does. */
+
+/* Prefetch (to merge into impl/atomic.h next to cpu_relax). For reading:
+ * under contention the line may be another thread's next write, and a read
+ * prefetch does not take it away; with no other sharer the line arrives
+ * exclusive anyway. */
+
+/* Tunables (compile-time). */
+#ifndef CONQ__MPMC_FAA_SLACK /* FAA if the hint shows this much more room */
+#define CONQ__MPMC_FAA_SLACK 8
+#endif
+#ifndef CONQ__MPMC_SPIN /* pauses before yielding, in every wait */
+#define CONQ__MPMC_SPIN 64u
+#endif
+#ifndef CONQ__MPMC_YIELDS /* sched_yield()s for a late producer, then close */
+#define CONQ__MPMC_YIELDS 1u
+#endif
+#define CONQ__MPMC_CHUNK 64u /* fill and drain: positions per claim */
+
+/* Cell states, the low two bits of seq. */
+#define CONQ__MPMC_FREE 0u
+#define CONQ__MPMC_RES	1u
+#define CONQ__MPMC_FULL 2u
+
+typedef struct conq_mpmc_array conq_mpmc_array;
+
+/* 16 bytes on every target, so that seq never straddles a line. */
+typedef struct conq__mpmc_cell {
+	uint64_t seq; /* ((p & ~(n - 1)) << 2) | state, for position p */
+	union {
+		void *e; /* the element; NULL in a FULL cell: tombstone */
+		uint64_t pad_;
+	} u;
+} conq__mpmc_cell;
+
+struct conq_mpmc_array {
+	/* Read-mostly: written by init, then only read. */
+	uint64_t cap;  /* capacity(): n, a power of two */
+	uint64_t span; /* position -> cell: within blocks of span cells, */
+	uint32_t rot;  /* ... rotate the low log2(span) bits left by rot */
+	uint32_t shr;  /* ... (and right by log2(span) - rot) */
+	CONQ__PAD_AFTER(pad_cold, 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t));
+
+	/* Producer-hot: written by offers only. */
+	conq__idx_t tail;  /* next position to offer at */
+	conq__idx_t headc; /* a past value of head (a hint) */
+	CONQ__PAD_AFTER(pad_prod, 2 * sizeof(conq__idx_t));
+
+	/* Consumer-hot: written by polls (and by closing polls' catch-up of
+	 * the tail). */
+	conq__idx_t head;  /* next position to poll at */
+	conq__idx_t tailc; /* a past value of tail (a hint) */
+	CONQ__PAD_AFTER(pad_cons, 2 * sizeof(conq__idx_t));
+
+	/* conq__mpmc_cell cells[n] follow, then CONQ_PAD bytes of guard. */
+};
+
+CONQ__STATIC_ASSERT(sizeof(conq__mpmc_cell) == 16, "cells are 16 bytes");
+CONQ__STATIC_ASSERT(offsetof(conq_mpmc_array, tail) % CONQ_PAD == 0,
+		    "producer fields start a padded block");
+CONQ__STATIC_ASSERT(offsetof(conq_mpmc_array, head) -
+			    offsetof(conq_mpmc_array, tail) >=
+			CONQ_PAD,
+		    "producer and consumer fields are CONQ_PAD apart");
+CONQ__STATIC_ASSERT(sizeof(conq_mpmc_array) % CONQ_PAD == 0,
+		    "the cells start a padded block");
+
+/* Bytes of CONQ_PAD-aligned memory that init() needs for `capacity`, or 0
+ * with errno = EINVAL when the capacity is 0 or too large. A. */
+size_t conq_mpmc_array_memsize(size_t capacity);
+
+/* Build a queue in caller memory: `mem` aligned to CONQ_PAD, holding
+ * memsize(capacity) bytes. No pointers into itself: the memory may be mapped
+ * at different addresses in different processes. Returns `mem` as a queue,
+ * or NULL with errno = EINVAL. */
+conq_mpmc_array *conq_mpmc_array_init(void *mem, size_t capacity);
+
+/* Allocate and init. NULL with errno = EINVAL (bad capacity) or ENOMEM. */
+conq_mpmc_array *conq_mpmc_array_create(size_t capacity);
+
+/* Free a queue from create(). Elements still inside are not touched. NULL is
+ * a no-op. Only once no thread uses the queue. */
+void conq_mpmc_array_destroy(conq_mpmc_array *q);
+
+/* sched_yield(), compiled in src/ so that this header needs no POSIX. */
+void conq__mpmc_yield(void);
+
+static inline conq__mpmc_cell *conq__mpmc_cells(const conq_mpmc_array *q)
+{
+	/* Through uintptr_t: the cells start CONQ_PAD-aligned (asserted
+	 * above), which -Wcast-align cannot see through a char pointer. */
+	return (conq__mpmc_cell *)((uintptr_t)q + sizeof(conq_mpmc_array));
+}
+
+/* The cell of position p: p mod n, with the low log2(span) bits rotated, so
+ * that consecutive positions are CONQ_PAD bytes apart, yet come back to the
+ * same few lines within `span` positions (a bijection on [0, n)). */
+static inline conq__mpmc_cell *conq__mpmc_cell_at(const conq_mpmc_array *q,
+						  conq__idx_t p)
+{
+	uint64_t x = p & (q->cap - 1), m = q->span - 1, l = x & m;
+	return &conq__mpmc_cells(
+	    q)[(x & ~m) | (((l << q->rot) | (l >> q->shr)) & m)];
+}
+
+/* seq of position p's lap, state FREE. seq - lap(p), read as signed, is the
+ * cell's state for p: FREE, RES or FULL; negative: an earlier lap; 4n or
+ * more: a later one. (The 2^64 wrap of positions is harmless.) */
+static inline uint64_t conq__mpmc_lap(const conq_mpmc_array *q, conq__idx_t p)
+{
+	return (p & ~(q->cap - 1)) << 2;
+}
+
+static inline int64_t conq__mpmc_state(uint64_t seq, uint64_t lap)
+{
+	return (int64_t)(seq - lap);
+}
+
+/* One round of waiting for a thread inside an operation: spin, then yield. */
+static inline void conq__mpmc_backoff(unsigned *k)
+{
+	if (*k < CONQ__MPMC_SPIN) {
+		(*k)++;
+		conq__cpu_relax();
+	} else {
+		conq__mpmc_yield();
+	}
+}
+
+/* P: take the cell of position t, claimed by this thread: true with the cell
+ * RES(t); false if the position is lost (its consumer closed it, or the
+ * queue was full: the previous lap's consumer has not claimed its position,
+ * which is then left for its own consumer to close). Waits while the
+ * previous lap's consumer, having claimed it, has not released the cell. */
+static inline bool conq__mpmc_reserve(conq_mpmc_array *q, conq__idx_t t)
+{
+	conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
+	const uint64_t lap = conq__mpmc_lap(q, t);
+	unsigned k = 0;
+	/* [M2] acquire: pairs with [M9] and [M10]: the previous lap's
+	 * consumer read its element before it freed (or closed) the cell. */
+	uint64_t s = conq__load_acquire(&c->seq);
+	for (;;) {
+		int64_t d = conq__mpmc_state(s, lap);
+		if (d == CONQ__MPMC_FREE) {
+			/* [M3] acq_rel: pairs with [M10]: of this CAS and the
+			 * consumer's close, from FREE(t), one succeeds; and
+			 * with [M9], as [M2] (the acquire on success). */
+			if (conq__cas_weak_acq_rel(&c->seq, &s,
+						   lap | CONQ__MPMC_RES))
+				return true;
+			continue;
+		}
+		if (d > 0)
+			return false; /* closed by its consumer */
+		/* [M6] seq_cst: pairs with [M7]. */
+		if (conq__idx_diff(conq__load_seq_cst(&q->head), t - q->cap) <=
+		    0)
+			return false; /* full: give the position up */
+		conq__mpmc_backoff(&k);
+		/* [M2] acquire, as above. */
+		s = conq__load_acquire(&c->seq);
+	}
+}
+
+/* P: publish e (NULL: a tombstone) in the RES cell of position t. */
+static inline void conq__mpmc_publish(conq_mpmc_array *q, conq__idx_t t,
+				      void *e)
+{
+	conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
+	/* [M4] release: pairs with [M12] (peek's acquire of the element). A
+	 * poll needs no more than relaxed: [M5] -> [M8] orders it. */
+	conq__store_release(&c->u.e, e);
+	/* [M5] release: pairs with [M8]: the element, and everything the
+	 * producer wrote before offering it, is visible with FULL. */
+	conq__store_release(&c->seq, conq__mpmc_lap(q, t) | CONQ__MPMC_FULL);
+}
+
+/* C: move the tail past position h, which this thread closed with the tail
+ * at or below it, so that producers do not claim closed positions. */
+static inline void conq__mpmc_catchup(conq_mpmc_array *q, conq__idx_t h)
+{
+	/* [M11] seq_cst: pairs with [M1], and [M7] (positions closed past the
+	 * tail were claimed by polls). */
+	conq__idx_t t = conq__load_seq_cst(&q->tail);
+	/* [M11] seq_cst, as above. */
+	while (conq__idx_diff(t, h + 1) < 0 &&
+	       !conq__cas_strong_seq_cst(&q->tail, &t, h + 1))
+		;
+}
+
+/* C: the element of position h, claimed by this thread; NULL if the position
+ * was closed or held a tombstone. Waits for a RES cell's producer, and for a
+ * previous lap's consumer; waits a bounded time for a producer holding h that
+ * has not yet taken the cell, and none if no producer holds h; then closes. */
+static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
+{
+	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
+	const uint64_t lap = conq__mpmc_lap(q, h);
+	const uint64_t next = lap + (q->cap << 2);
+	unsigned k = 0, late = 0;
+	int owner = -1; /* does a producer hold position h? (-1: unknown) */
+	/* [M8] acquire: pairs with [M5]. */
+	uint64_t s = conq__load_acquire(&c->seq);
+	for (;;) {
+		int64_t d = conq__mpmc_state(s, lap);
+		if (d == CONQ__MPMC_FULL) {
+			/* relaxed: [M5] -> [M8] ordered the producer's store
+			 * before this. */
+			void *e = conq__load_relaxed(&c->u.e);
+			/* [M9] release: pairs with [M2]/[M3]: our read of the
+			 * element happens-before the next lap's producer
+			 * writes the cell. Only we may move a FULL(h) cell,
+			 * so a plain store suffices. */
+			conq__store_release(&c->seq, next);
+			return e;
+		}
+		if (d == CONQ__MPMC_FREE) {
+			if (owner < 0)
+				/* [M11] seq_cst: pairs with [M1]. */
+				owner =
+				    conq__idx_diff(conq__load_seq_cst(&q->tail),
+						   h) > 0;
+			if (owner &&
+			    late < CONQ__MPMC_SPIN + CONQ__MPMC_YIELDS) {
+				if (late++ < CONQ__MPMC_SPIN)
+					conq__cpu_relax();
+				else
+					conq__mpmc_yield();
+				/* [M8] acquire, as above. */
+				s = conq__load_acquire(&c->seq);
+				continue;
+			}
+			/* [M10] acq_rel: pairs with [M3]: close the position
+			 * to its producer, if it has not taken the cell. */
+			if (conq__cas_strong_acq_rel(&c->seq, &s, next)) {
+				if (!owner)
+					conq__mpmc_catchup(q, h);
+				return NULL;
+			}
+			continue;
+		}
+		if (d > CONQ__MPMC_FULL)
+			return NULL; /* unreachable: only we move it on */
+		/* RES: the producer is writing. Earlier lap: its consumer has
+		 * claimed it (positions are claimed in order) and not yet
+		 * released the cell. Either way, a thread inside an
+		 * operation. */
+		conq__mpmc_backoff(&k);
+		/* [M8] acquire, as above. */
+		s = conq__load_acquire(&c->seq);
+	}
+}
+
+/* P: claim up to k positions (none if fewer than `need` >= 1 are free, i.e.
+ * full); the first in *first. FAA if the hint shows room to spare. */
+static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
+					    uint64_t need, conq__idx_t *first)
+{
+	/* [M1] seq_cst: pairs with [M11] (the consumers' reads of the tail).
+	 */
+	conq__idx_t t = conq__load_seq_cst(&q->tail);
+	/* relaxed: a hint that decides FAA or CAS only; every value it held
+	 * was the head once, and the head never decreases, so it errs low. */
+	if (conq__idx_diff(conq__load_relaxed(&q->headc) + q->cap, t) >=
+	    (conq__sidx_t)(k + CONQ__MPMC_FAA_SLACK)) {
+		/* The cell the FAA will most likely return: its address
+		 * depends on the FAA, which a miss would then wait for, and
+		 * the remap defeats the hardware prefetcher. Its last user
+		 * is at least CONQ__MPMC_FAA_SLACK positions back. */
+		conq__prefetch(conq__mpmc_cell_at(q, t));
+		/* [M1] seq_cst, as above. */
+		*first = conq__faa_seq_cst(&q->tail, k);
+		return k;
+	}
+	for (;;) {
+		/* [M6] seq_cst: pairs with [M7]. */
+		conq__idx_t h = conq__load_seq_cst(&q->head);
+		/* relaxed: the hint, as above; written only when it changes,
+		 * so that producers failing on a full queue do not keep
+		 * writing their shared line. */
+		if (conq__load_relaxed(&q->headc) != h)
+			conq__store_relaxed(&q->headc, h);
+		conq__sidx_t room = conq__idx_diff(h + q->cap, t);
+		if (room < (conq__sidx_t)need)
+			return 0;
+		uint64_t m = (uint64_t)room < k ? (uint64_t)room : k;
+		/* [M1] seq_cst, as above. */
+		if (conq__cas_strong_seq_cst(&q->tail, &t, t + m)) {
+			*first = t;
+			return m;
+		}
+	}
+}
+
+/* C: claim up to k positions (none if the queue looks empty); the first in
+ * *first. FAA if the hint shows elements to spare. */
+static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
+					     conq__idx_t *first)
+{
+	/* [M7] seq_cst: pairs with [M6] (the producers' reads of the head). */
+	conq__idx_t h = conq__load_seq_cst(&q->head);
+	/* relaxed: a hint, as in claim_put, for the tail. */
+	if (conq__idx_diff(conq__load_relaxed(&q->tailc), h) >=
+	    (conq__sidx_t)(k + CONQ__MPMC_FAA_SLACK)) {
+		/* As in claim_put. */
+		conq__prefetch(conq__mpmc_cell_at(q, h));
+		/* [M7] seq_cst, as above. */
+		*first = conq__faa_seq_cst(&q->head, k);
+		return k;
+	}
+	for (;;) {
+		/* [M11] seq_cst: pairs with [M1]. */
+		conq__idx_t t = conq__load_seq_cst(&q->tail);
+		/* relaxed: the hint; written only when it changes. */
+		if (conq__load_relaxed(&q->tailc) != t)
+			conq__store_relaxed(&q->tailc, t);
+		conq__sidx_t avail = conq__idx_diff(t, h);
+		if (avail <= 0)
+			return 0;
+		uint64_t m = (uint64_t)avail < k ? (uint64_t)avail : k;
+		/* [M7] seq_cst, as above. */
+		if (conq__cas_strong_seq_cst(&q->head, &h, h + m)) {
+			*first = h;
+			return m;
+		}
+	}
+}
+
+/* Offer `e`. True if enqueued; false if the queue is full (see the header
+ * comment for what counts), or if e is NULL (then errno = EINVAL; a full
+ * queue leaves errno alone). A. Waits only for a poll that has claimed the
+ * cell's previous lap and not released it. Release. */
+static inline bool conq_mpmc_array_offer(conq_mpmc_array *q, void *e)
+{
+	if (CONQ__UNLIKELY(e == NULL)) {
+		errno = EINVAL;
+		return false;
+	}
+	for (;;) {
+		conq__idx_t t;
+		if (conq__mpmc_claim_put(q, 1, 1, &t) == 0)
+			return false;
+		if (CONQ__LIKELY(conq__mpmc_reserve(q, t))) {
+			conq__mpmc_publish(q, t, e);
+			return true;
+		}
+	}
+}
+
+/* Offer only into a cell that is free now, with one CAS: may return false
+ * although the queue is not full (a lost race, a poll still releasing the
+ * cell). NULL: false, errno = EINVAL. A. Lock-free, never waits. Release. */
+static inline bool conq_mpmc_array_relaxed_offer(conq_mpmc_array *q, void *e)
+{
+	if (CONQ__UNLIKELY(e == NULL)) {
+		errno = EINVAL;
+		return false;
+	}
+	/* [M1] seq_cst: as in claim_put. */
+	conq__idx_t t = conq__load_seq_cst(&q->tail);
+	conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
+	const uint64_t lap = conq__mpmc_lap(q, t);
+	/* [M2] acquire: as in reserve. */
+	uint64_t s = conq__load_acquire(&c->seq);
+	if (conq__mpmc_state(s, lap) != CONQ__MPMC_FREE ||
+	    /* [M1] seq_cst: as in claim_put. */
+	    !conq__cas_strong_seq_cst(&q->tail, &t, t + 1))
+		return false;
+	/* [M3] acq_rel: as in reserve; fails only if a poll past the tail
+	 * closed t, which is then lost. */
+	if (!conq__cas_strong_acq_rel(&c->seq, &s, lap | CONQ__MPMC_RES))
+		return false;
+	conq__mpmc_publish(q, t, e);
+	return true;
+}
+
+/* Poll: the oldest element, or NULL iff the queue was empty at some moment
+ * of the call. A. Waits for a producer between its two stores, and for a
+ * poll releasing the cell's previous lap; a bounded time for a producer that
+ * has claimed but not taken the cell (then skips it). Acquire. */
+static inline void *conq_mpmc_array_poll(conq_mpmc_array *q)
+{
+	for (;;) {
+		conq__idx_t h;
+		if (conq__mpmc_claim_take(q, 1, &h) == 0)
+			return NULL;
+		void *e = conq__mpmc_take(q, h);
+		if (CONQ__LIKELY(e != NULL))
+			return e;
+	}
+}
+
+/* Poll only an element that is there now, with one CAS: may return NULL
+ * although the queue is not empty. A. Lock-free, never waits. Acquire. */
+static inline void *conq_mpmc_array_relaxed_poll(conq_mpmc_array *q)
+{
+	/* [M7] seq_cst: as in claim_take. */
+	conq__idx_t h = conq__load_seq_cst(&q->head);
+	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
+	const uint64_t lap = conq__mpmc_lap(q, h);
+	/* [M8] acquire: as in take. */
+	uint64_t s = conq__load_acquire(&c->seq);
+	if (conq__mpmc_state(s, lap) != CONQ__MPMC_FULL ||
+	    /* [M7] seq_cst: as in claim_take. */
+	    !conq__cas_strong_seq_cst(&q->head, &h, h + 1))
+		return NULL;
+	/* relaxed: as in take. */
+	void *e = conq__load_relaxed(&c->u.e);
+	/* [M9] release: as in take. */
+	conq__store_release(&c->seq, lap + (q->cap << 2));
+	return e; /* NULL for a tombstone: a spurious failure */
+}
+
+/* The oldest element present, scanning at most `limit` positions from the
+ * head; NULL if none. `strict`: wait for RES cells (their element is in the
+ * queue) and rescan when a consumer moves; else give up. */
+static inline void *conq__mpmc_look(const conq_mpmc_array *q, uint64_t limit,
+				    bool strict)
+{
+	for (;;) {
+		/* [M12] seq_cst (head, then tail): pairs with [M7] and [M1];
+		 * head first: the tail read at or below it means empty. */
+		conq__idx_t h = conq__load_seq_cst(&q->head);
+		conq__sidx_t avail =
+		    conq__idx_diff(conq__load_seq_cst(&q->tail), h);
+		if (avail <= 0)
+			return NULL;
+		uint64_t lim =
+		    (uint64_t)avail < limit ? (uint64_t)avail : limit;
+		if (lim > q->cap)
+			lim = q->cap;
+		bool moved = false;
+		for (uint64_t u = 0; u < lim && !moved; u++) {
+			conq__idx_t p = h + u;
+			conq__mpmc_cell *c = conq__mpmc_cell_at(q, p);
+			const uint64_t lap = conq__mpmc_lap(q, p);
+			unsigned k = 0;
+			/* [M12] acquire: pairs with [M5] and [M9]. */
+			uint64_t s = conq__load_acquire(&c->seq);
+			int64_t d = conq__mpmc_state(s, lap);
+			while (strict && d == CONQ__MPMC_RES) {
+				conq__mpmc_backoff(&k);
+				/* [M12] acquire, as above. */
+				s = conq__load_acquire(&c->seq);
+				d = conq__mpmc_state(s, lap);
+			}
+			if (d == CONQ__MPMC_FULL) {
+				/* [M12] acquire: pairs with [M4]. If it reads
+				 * a later lap's element, this lap's release
+				 * happened before, and the re-read sees it. */
+				void *e = conq__load_acquire(&c->u.e);
+				/* [M12] acquire: unchanged, e was this
+				 * position's element when read. */
+				if (conq__load_acquire(&c->seq) != s)
+					moved = true;
+				else if (e != NULL)
+					return e;
+				/* else a tombstone: look further */
+			} else if (d > CONQ__MPMC_FULL || d == CONQ__MPMC_RES) {
+				moved = true; /* taken meanwhile; or !strict */
+			}
+			/* FREE, or an earlier lap: no element here yet. */
+		}
+		/* [M12] seq_cst: as above. */
+		if (!strict || (!moved && conq__load_seq_cst(&q->head) == h))
+			return NULL;
+	}
+}
+
+/* The oldest element without removing it, or NULL if the queue held none
+ * when it looked. Best effort: another consumer may take the element right
+ * after. A. Waits only for a producer between its two stores. Acquire. */
+static inline void *conq_mpmc_array_peek(conq_mpmc_array *q)
+{
+	return conq__mpmc_look(q, UINT64_MAX, true);
+}
+
+/* Peek at the head position only, once: NULL also when its element is not
+ * ready or a consumer moves. A. Lock-free, never waits. Acquire. */
+static inline void *conq_mpmc_array_relaxed_peek(conq_mpmc_array *q)
+{
+	return conq__mpmc_look(q, 1, false);
+}
+
+/* The capacity (a power of two). A. Wait-free. */
+static inline size_t conq_mpmc_array_capacity(const conq_mpmc_array *q)
+{
+	return (size_t)q->cap;
+}
+
+/* Elements in the queue, within [0, capacity()]: tail - head, counting
+ * offers that have claimed a position. Exact when no operation runs. A.
+ * Lock-free: retries while the head moves (JCTools' IndexedQueueSizeUtil). */
+static inline size_t conq_mpmc_array_size(const conq_mpmc_array *q)
+{
+	/* [M13] seq_cst (all three): pair with [M1], [M7] and [M11]. */
+	conq__idx_t h = conq__load_seq_cst(&q->head), h2, t;
+	for (;;) {
+		t = conq__load_seq_cst(&q->tail);
+		h2 = conq__load_seq_cst(&q->head);
+		if (h2 == h)
+			break;
+		h = h2;
+	}
+	conq__sidx_t n = conq__idx_diff(t, h);
+	if (n < 0)
+		return 0;
+	return (uint64_t)n > q->cap ? (size_t)q->cap : (size_t)n;
+}
+
+/* True if the queue held no element when it looked (peek() == NULL). A.
+ * Waits as peek. */
+static inline bool conq_mpmc_array_is_empty(const conq_mpmc_array *q)
+{
+	return conq__mpmc_look(q, UINT64_MAX, true) == NULL;
+}
+
+/* Offer all n elements or none: returns n, or 0 if fewer than n slots are
+ * free, or n is 0 or above capacity(). A NULL among them: 0 with errno =
+ * EINVAL, none enqueued. The n positions are claimed with one FAA or CAS;
+ * their cells are all taken before any element is published, and if one is
+ * lost the others get tombstones. A. Waits as offer. Release. */
+static inline size_t conq_mpmc_array_offer_bulk(conq_mpmc_array *q,
+						void *const *es, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (CONQ__UNLIKELY(es[i] == NULL)) {
+			errno = EINVAL;
+			return 0;
+		}
+	if (n == 0 || (uint64_t)n > q->cap)
+		return 0;
+	conq__idx_t t;
+	if (conq__mpmc_claim_put(q, n, n, &t) == 0)
+		return 0;
+	size_t first_lost = n;
+	for (size_t i = 0; i < n; i++) {
+		if (!conq__mpmc_reserve(q, t + i)) {
+			if (first_lost == n)
+				first_lost = i;
+		} else if (first_lost < n) {
+			conq__mpmc_publish(q, t + i, NULL);
+		}
+	}
+	for (size_t i = 0; i < first_lost; i++)
+		conq__mpmc_publish(q, t + i, first_lost == n ? es[i] : NULL);
+	return first_lost == n ? n : 0;
+}
+
+/* Offer as many of the n elements as there are free slots for, in order;
+ * returns how many. Stops before the first NULL (errno = EINVAL). One claim
+ * for all of them (more only if a claimed position is lost). A. Waits as
+ * offer. Release. */
+static inline size_t conq_mpmc_array_offer_burst(conq_mpmc_array *q,
+						 void *const *es, size_t n)
+{
+	size_t k = 0;
+	while (k < n && es[k] != NULL)
+		k++;
+	if (k < n)
+		errno = EINVAL;
+	size_t done = 0;
+	while (done < k) {
+		conq__idx_t t;
+		uint64_t m = conq__mpmc_claim_put(q, k - done, 1, &t);
+		if (m == 0)
+			break;
+		uint64_t want = k - done;
+		for (uint64_t u = 0; u < m; u++)
+			if (conq__mpmc_reserve(q, t + u))
+				conq__mpmc_publish(q, t + u, es[done++]);
+		if (m < want)
+			break; /* no more room */
+	}
+	return done;
+}
+
+/* Poll up to n elements into out[], oldest first; returns how many (0 iff
+ * the queue was empty, or n is 0). One claim for all of them (more only if
+ * claimed positions held nothing). A. Waits as poll. Acquire. */
+static inline size_t conq_mpmc_array_poll_burst(conq_mpmc_array *q, void **out,
+						size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		conq__idx_t h;
+		uint64_t m = conq__mpmc_claim_take(q, n - done, &h);
+		if (m == 0)
+			break;
+		size_t got = 0;
+		for (uint64_t u = 0; u < m; u++) {
+			void *e = conq__mpmc_take(q, h + u);
+			if (e != NULL)
+				out[done + got++] = e;
+		}
+		done += got;
+		if (got != 0)
+			break;
+	}
+	return done;
+}
+
+/* Hand up to `limit` elements to fn(ctx, e), oldest first; stops early when
+ * the queue is empty. Each element is consumed (its cell released) before fn
+ * sees it, so fn may use the queue. Returns how many. A. Waits as poll. */
+static inline size_t conq_mpmc_array_drain(conq_mpmc_array *q,
+					   conq_consume_fn fn, void *ctx,
+					   size_t limit)
+{
+	void *es[CONQ__MPMC_CHUNK];
+	size_t k = 0;
+	while (k < limit) {
+		size_t want =
+		    limit - k < CONQ__MPMC_CHUNK ? limit - k : CONQ__MPMC_CHUNK;
+		size_t m = conq_mpmc_array_poll_burst(q, es, want);
+		for (size_t j = 0; j < m; j++)
+			fn(ctx, es[j]);
+		k += m;
+		if (m == 0)
+			break;
+	}
+	return k;
+}
+
+/* P: give back positions [from, to), claimed by this thread, `from` RES and
+ * the others untouched: hand them back to the tail if no producer claimed
+ * after them, else fill them with tombstones. */
+static inline void conq__mpmc_unclaim(conq_mpmc_array *q, conq__idx_t from,
+				      conq__idx_t to)
+{
+	/* [M14] release: pairs with [M2]: undo our RES; nobody else can take
+	 * the cell meanwhile (only its position's producer may, and that is
+	 * us), though its consumer may close it. */
+	conq__store_release(&conq__mpmc_cell_at(q, from)->seq,
+			    conq__mpmc_lap(q, from) | CONQ__MPMC_FREE);
+	conq__idx_t t = to;
+	/* [M1] seq_cst: as in claim_put. Consumers that claimed some of the
+	 * positions meanwhile find them FREE with the tail below them, and
+	 * close them. */
+	if (conq__cas_strong_seq_cst(&q->tail, &t, from))
+		return;
+	for (conq__idx_t p = from; p != to; p++)
+		if (conq__mpmc_reserve(q, p))
+			conq__mpmc_publish(q, p, NULL);
+}
+
+/* Enqueue up to `limit` elements from fn(ctx), asking fn only for a cell
+ * already taken; stops early when the queue is full or fn returns NULL (the
+ * positions claimed for nothing are handed back). Claims CONQ__MPMC_CHUNK
+ * positions at a time. Returns how many. A; fn must not use this queue (a
+ * poll might wait for the cell fn is filling). Waits as offer. Release. */
+static inline size_t conq_mpmc_array_fill(conq_mpmc_array *q, conq_supply_fn fn,
+					  void *ctx, size_t limit)
+{
+	size_t done = 0;
+	while (done < limit) {
+		uint64_t want = limit - done < CONQ__MPMC_CHUNK
+				    ? limit - done
+				    : CONQ__MPMC_CHUNK;
+		conq__idx_t t;
+		uint64_t m = conq__mpmc_claim_put(q, want, 1, &t);
+		if (m == 0)
+			break;
+		for (uint64_t u = 0; u < m; u++) {
+			if (!conq__mpmc_reserve(q, t + u))
+				continue;
+			void *e = fn(ctx);
+			if (e == NULL) {
+				conq__mpmc_unclaim(q, t + u, t + m);
+				return done;
+			}
+			conq__mpmc_publish(q, t + u, e);
+			done++;
+		}
+		if (m < want)
+			break;
+	}
+	return done;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONQ_MPMC_ARRAY_H */

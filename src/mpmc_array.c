@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Cold paths of conq_mpmc_array: sizing, init, create, destroy, yield. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "conq/mpmc_array.h"
+#include "conq/impl/testing.h"
+#include "internal.h"
+
+/* Cells per rotation block: consecutive positions go to 16 different pads,
+ * and come back to the same pads every 16 * (cells per pad) positions. */
+#define MPMC_SPAN_PADS 16u
+
+size_t conq_mpmc_array_memsize(size_t capacity)
+{
+	size_t cap = conq__array_round_capacity(capacity);
+	if (cap == 0) {
+		errno = EINVAL;
+		return 0;
+	}
+	/* Cannot overflow: CONQ_ARRAY_MAX_CAPACITY keeps 16 * cap far below
+	 * SIZE_MAX. */
+	return sizeof(conq_mpmc_array) + cap * sizeof(conq__mpmc_cell) +
+	       CONQ_PAD;
+}
+
+static uint32_t log2u(uint64_t x)
+{
+	uint32_t s = 0;
+	while (((uint64_t)1 << s) < x)
+		s++;
+	return s;
+}
+
+static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
+				  int zeroed)
+{
+	size_t bytes = conq_mpmc_array_memsize(capacity);
+	if (bytes == 0)
+		return NULL;
+	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* No other thread may see the queue before init returns, so plain
+	 * stores suffice; the caller publishes the queue. */
+	if (!zeroed)
+		memset(mem, 0, bytes);
+	conq_mpmc_array *q = (conq_mpmc_array *)mem;
+	uint64_t n = conq__array_round_capacity(capacity);
+	uint32_t bits = log2u(n);
+	uint32_t rot = log2u(CONQ_PAD / sizeof(conq__mpmc_cell));
+	uint32_t span = rot + log2u(MPMC_SPAN_PADS);
+#ifdef CONQ__MPMC_NO_REMAP /* for benchmarks: the identity map */
+	rot = 0;
+#endif
+	if (bits <= rot)
+		rot = span = 0; /* the whole ring fits in one pad */
+	else if (span > bits)
+		span = bits;
+	q->cap = n;
+	q->span = (uint64_t)1 << span;
+	q->rot = rot;
+	q->shr = span - rot;
+
+	/* Cell of position p: FREE(p), for p in [start, start + n). With
+	 * start 0 that is the all-zero word, already there. */
+	if (start != 0)
+		for (uint64_t k = 0; k < n; k++)
+			conq__mpmc_cell_at(q, start + k)->seq =
+			    conq__mpmc_lap(q, start + k) | CONQ__MPMC_FREE;
+	q->tail = q->headc = start;
+	q->head = q->tailc = start;
+	return q;
+}
+
+conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start)
+{
+	return mpmc_init(mem, capacity, start, 0);
+}
+
+conq_mpmc_array *conq_mpmc_array_init(void *mem, size_t capacity)
+{
+	return mpmc_init(mem, capacity, 0, 0);
+}
+
+conq_mpmc_array *conq_mpmc_array_create(size_t capacity)
+{
+	size_t bytes = conq_mpmc_array_memsize(capacity);
+	if (bytes == 0)
+		return NULL;
+	void *mem = conq__alloc_aligned(bytes);
+	if (mem == NULL)
+		return NULL;
+	/* conq__alloc_aligned zeroes, and zero is every cell's initial state:
+	 * a large queue costs nothing until it is used. */
+	return mpmc_init(mem, capacity, 0, 1);
+}
+
+void conq_mpmc_array_destroy(conq_mpmc_array *q)
+{
+	conq__free_aligned(q);
+}
+
+void conq__mpmc_yield(void)
+{
+	sched_yield();
+}

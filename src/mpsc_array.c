@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Cold paths of conq_mpsc_array: sizing, init, create, destroy, waiting. */
+#define _POSIX_C_SOURCE 200809L /* sched_yield under -std=c11 */
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "conq/mpsc_array.h"
+#include "internal.h"
+#include "conq/impl/testing.h"
+
+/* Spins with conq__cpu_relax before a waiter starts yielding the CPU, so an
+ * oversubscribed machine lets the preempted thread it waits for run. */
+#define MPSC_SPINS 1000u
+
+size_t conq_mpsc_array_memsize(size_t capacity)
+{
+	size_t cap = conq__array_round_capacity(capacity);
+	if (cap == 0) {
+		errno = EINVAL;
+		return 0;
+	}
+	return sizeof(conq_mpsc_array) + cap * sizeof(void *) + CONQ_PAD;
+}
+
+static conq_mpsc_array *mpsc_init(void *mem, size_t capacity, uint64_t start,
+				  int zeroed)
+{
+	size_t bytes = conq_mpsc_array_memsize(capacity);
+	if (bytes == 0)
+		return NULL;
+	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Zero everything: NULL slots are the unwritten ones. No other thread
+	 * may see the queue before init returns, so plain stores suffice; the
+	 * caller publishes the queue (thread creation, a release store...). */
+	if (!zeroed)
+		memset(mem, 0, bytes);
+	conq_mpsc_array *q = (conq_mpsc_array *)mem;
+	q->cap = conq__array_round_capacity(capacity);
+	q->mask = q->cap - 1;
+	q->pidx = q->cidx = start;
+	q->plimit = start + q->cap;
+	return q;
+}
+
+conq_mpsc_array *conq__mpsc_array_init_at(void *mem, size_t capacity,
+					  uint64_t start)
+{
+	return mpsc_init(mem, capacity, start, 0);
+}
+
+conq_mpsc_array *conq_mpsc_array_init(void *mem, size_t capacity)
+{
+	return mpsc_init(mem, capacity, 0, 0);
+}
+
+conq_mpsc_array *conq_mpsc_array_create(size_t capacity)
+{
+	size_t bytes = conq_mpsc_array_memsize(capacity);
+	if (bytes == 0)
+		return NULL;
+	void *mem = conq__alloc_aligned(bytes);
+	if (mem == NULL)
+		return NULL;
+	/* conq__alloc_aligned zeroes. */
+	return mpsc_init(mem, capacity, 0, 1);
+}
+
+void conq_mpsc_array_destroy(conq_mpsc_array *q)
+{
+	conq__free_aligned(q);
+}
+
+static void mpsc_backoff(unsigned *spins)
+{
+	if (*spins < MPSC_SPINS) {
+		++*spins;
+		conq__cpu_relax();
+	} else {
+		sched_yield();
+	}
+}
+
+void *conq__mpsc_array_wait(void **slot)
+{
+	unsigned spins = 0;
+	for (;;) {
+		/* [M2] acquire: pairs with [M1] of the producer that claimed
+		 * this slot's index; it is past its CAS and will store. */
+		void *e = conq__load_acquire(slot);
+		if (e != NULL)
+			return e;
+		mpsc_backoff(&spins);
+	}
+}
+
+void conq__mpsc_array_put_all(conq_mpsc_array *q, void *const *es, size_t n)
+{
+	unsigned spins = 0;
+	while (n > 0) {
+		conq__idx_t p;
+		uint64_t m = conq__mpsc_array_claim(q, (uint64_t)n, false, &p);
+		if (m == 0) {
+			/* Full: another producer took the room fill saw.
+			 * The elements are ours to deliver; wait for C. */
+			mpsc_backoff(&spins);
+			continue;
+		}
+		conq__mpsc_array_put(q, p, es, m);
+		es += m;
+		n -= (size_t)m;
+		spins = 0;
+	}
+}
