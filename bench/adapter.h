@@ -14,13 +14,51 @@
 
 #include "harness.h"
 
-/* Which producer/consumer counts a queue supports. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A queue's contract: how many producers and consumers may call it at once.
+ * SPSC allows -tg 1,1 only, MPSC P,1, SPMC 1,C, MPMC any P,C. */
 enum {
 	CB_SPSC = 1u << 0,
 	CB_MPSC = 1u << 1,
 	CB_SPMC = 1u << 2,
 	CB_MPMC = 1u << 3,
 };
+#define CB_ALL_CONTRACTS (CB_SPSC | CB_MPSC | CB_SPMC | CB_MPMC)
+
+/* Does `contract` allow p producers and c consumers? */
+static inline bool cb_contract_allows(unsigned contract, unsigned p, unsigned c)
+{
+	switch (contract) {
+	case CB_SPSC:
+		return p == 1 && c == 1;
+	case CB_MPSC:
+		return c == 1;
+	case CB_SPMC:
+		return p == 1;
+	case CB_MPMC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The narrowest contract that allows p producers and c consumers. */
+static inline unsigned cb_contract_of_shape(unsigned p, unsigned c)
+{
+	if (p == 1 && c == 1)
+		return CB_SPSC;
+	if (c == 1)
+		return CB_MPSC;
+	if (p == 1)
+		return CB_SPMC;
+	return CB_MPMC;
+}
+
+/* "SPSC"... for one contract bit. */
+const char *cb_contract_name(unsigned contract);
 
 /* The loops each adapter instantiates (one per workload role). */
 typedef struct cb_loops {
@@ -39,7 +77,7 @@ typedef struct cb_adapter {
 	const char *name;    /* qType: "family:queue", e.g. "conq:spsc_array" */
 	const char *family;  /* "conq", "ck", "ceiling" */
 	const char *desc;    /* one line for -l */
-	unsigned contracts;  /* CB_SPSC | ... */
+	unsigned contract;   /* one of CB_SPSC, CB_MPSC, CB_SPMC, CB_MPMC */
 	cb_kind kind;
 	/* Build a queue for (at least) `capacity` elements; *usable = how many
 	 * it really holds. NULL on failure (errno set). */
@@ -52,6 +90,13 @@ typedef struct cb_adapter {
 	 * visible to poll (batched-publication queues). */
 	void (*flush)(void *q);
 	const cb_loops *loops;
+	/* NULL: the queue is FIFO as a linearizable queue is, so each
+	 * consumer sees each producer's elements in order, and what is left
+	 * after an iteration is a suffix of each producer's sequence: an
+	 * element out of that order is an invariant violation. Else the queue
+	 * does not promise that (why, in a few words): out-of-order elements
+	 * are counted and reported, not failed; exactly-once still holds. */
+	const char *weak_order;
 } cb_adapter;
 
 /* The adapters compiled in, own queues first, then peers, then baselines. */
@@ -60,16 +105,21 @@ extern const size_t cb_nadapters;
 
 /* Known peer libraries, compiled in or not, for --list-peers. */
 typedef struct cb_peer {
-	const char *qtypes;  /* what it adds, e.g. "ck:spsc" */
+	const char *qtypes;  /* what it adds, e.g. "ck:*" */
 	const char *library; /* e.g. "ConcurrencyKit ck_ring" */
 	const char *needs;   /* what the build looks for */
 	const char *package; /* Debian package to install */
 	int status;          /* CB_PEER_IN, _MISSING, _PLANNED, _DISABLED */
+	const char *off;     /* why a build switches it off */
 } cb_peer;
 
 enum { CB_PEER_IN, CB_PEER_MISSING, CB_PEER_PLANNED, CB_PEER_DISABLED };
 
 extern const cb_peer cb_peers[];
 extern const size_t cb_npeers;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CB_ADAPTER_H */

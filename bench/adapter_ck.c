@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ConcurrencyKit's ck_ring, SPSC flavour (ck_ring_enqueue_spsc /
- * ck_ring_dequeue_spsc), used at its best: the ck_ring_t gets its own
- * CB_PAD-aligned block padded to a multiple of CB_PAD (nothing of the
- * harness shares its lines), the slot array its own aligned block, and the
- * loops inline ck's (force-inlined) functions. ck's layout inside ck_ring_t
+ * ConcurrencyKit's ck_ring in its four pointer flavours, one adapter each:
+ * ck_ring_enqueue_spsc/dequeue_spsc, enqueue_mpsc/dequeue_mpsc,
+ * enqueue_spmc/dequeue_spmc and enqueue_mpmc/dequeue_mpmc (the dequeue_*mc
+ * that retry their CAS, so a failed poll means empty, not a lost race: the
+ * trydequeue variants fail on a lost race). Used at its best: the ck_ring_t
+ * gets its own CB_PAD-aligned block padded to a multiple of CB_PAD (nothing
+ * of the harness shares its lines), the slot array its own aligned block,
+ * and the loops inline ck's (force-inlined) functions. ck's layout inside ck_ring_t
  * (64-byte pads, its default CK_MD_CACHELINE) is ck's own and left alone.
  *
  * A ck ring of `size` slots holds size - 1 elements: it gets the requested
@@ -50,40 +53,44 @@ static void ck_destroy(void *q)
 	cb_free_aligned(h);
 }
 
-static inline bool ck_q_offer(ck_q *h, void *e)
-{
-	return ck_ring_enqueue_spsc(&h->ring, h->buf, e);
-}
+/* One adapter per flavour FL: inline offer/poll on ck's force-inlined
+ * functions, generic wrappers, the loops, the table entry. */
+#define CK_ADAPTER(FL, CONTRACT)                                               \
+	static inline bool ck_##FL##_offer(ck_q *h, void *e)                   \
+	{                                                                      \
+		return ck_ring_enqueue_##FL(&h->ring, h->buf, e);              \
+	}                                                                      \
+	static inline void *ck_##FL##_poll(ck_q *h)                            \
+	{                                                                      \
+		void *e = NULL;                                                \
+		return ck_ring_dequeue_##FL(&h->ring, h->buf, &e) ? e : NULL;  \
+	}                                                                      \
+	static bool ck_##FL##_offer_g(void *q, void *e)                        \
+	{                                                                      \
+		return ck_##FL##_offer((ck_q *)q, e);                          \
+	}                                                                      \
+	static void *ck_##FL##_poll_g(void *q)                                 \
+	{                                                                      \
+		return ck_##FL##_poll((ck_q *)q);                              \
+	}                                                                      \
+	CB_DEFINE_LOOPS(ck_##FL, ck_q, ck_##FL##_offer, ck_##FL##_poll)        \
+	extern const cb_adapter cb_adapter_ck_##FL;                            \
+	const cb_adapter cb_adapter_ck_##FL = {                                \
+		.name = "ck:" #FL,                                             \
+		.family = "ck",                                                \
+		.desc = "ConcurrencyKit ck_ring, ck_ring_enqueue_" #FL         \
+			"/dequeue_" #FL,                                       \
+		.contract = CONTRACT,                                          \
+		.kind = CB_KIND_PEER,                                          \
+		.create = ck_create,                                           \
+		.destroy = ck_destroy,                                         \
+		.offer = ck_##FL##_offer_g,                                    \
+		.poll = ck_##FL##_poll_g,                                      \
+		.flush = NULL,                                                 \
+		.loops = &ck_##FL##_loops,                                     \
+	};
 
-static inline void *ck_q_poll(ck_q *h)
-{
-	void *e = NULL;
-	return ck_ring_dequeue_spsc(&h->ring, h->buf, &e) ? e : NULL;
-}
-
-static bool ck_offer(void *q, void *e)
-{
-	return ck_q_offer((ck_q *)q, e);
-}
-
-static void *ck_poll(void *q)
-{
-	return ck_q_poll((ck_q *)q);
-}
-
-CB_DEFINE_LOOPS(ck_spsc, ck_q, ck_q_offer, ck_q_poll)
-
-extern const cb_adapter cb_adapter_ck_spsc;
-const cb_adapter cb_adapter_ck_spsc = {
-	.name = "ck:spsc",
-	.family = "ck",
-	.desc = "ConcurrencyKit ck_ring, ck_ring_enqueue_spsc/dequeue_spsc",
-	.contracts = CB_SPSC,
-	.kind = CB_KIND_PEER,
-	.create = ck_create,
-	.destroy = ck_destroy,
-	.offer = ck_offer,
-	.poll = ck_poll,
-	.flush = NULL,
-	.loops = &ck_spsc_loops,
-};
+CK_ADAPTER(spsc, CB_SPSC)
+CK_ADAPTER(mpsc, CB_MPSC)
+CK_ADAPTER(spmc, CB_SPMC)
+CK_ADAPTER(mpmc, CB_MPMC)

@@ -1,45 +1,59 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* conq's own queues. The loops call the header's inline functions. */
+/*
+ * conq's own queues, strict offer/poll (as JCTools' benchmarks call offer and
+ * poll, not the relaxed variants). The loops call the headers' inline
+ * functions.
+ */
+#include "conq/mpmc_array.h"
+#include "conq/mpsc_array.h"
+#include "conq/spmc_array.h"
 #include "conq/spsc_array.h"
 #include "loops.h"
 
-static void *spsc_array_create(size_t capacity, size_t *usable)
-{
-	conq_spsc_array *q = conq_spsc_array_create(capacity);
-	if (q != NULL)
-		*usable = conq_spsc_array_capacity(q);
-	return q;
-}
+/* One adapter per family: create/destroy/offer/poll wrappers, the loops on
+ * the inline offer/poll, and the table entry. */
+#define CONQ_ADAPTER(FAM, CONTRACT, DESC)                                      \
+	static void *FAM##_create(size_t capacity, size_t *usable)             \
+	{                                                                      \
+		conq_##FAM *q = conq_##FAM##_create(capacity);                 \
+		if (q != NULL)                                                 \
+			*usable = conq_##FAM##_capacity(q);                    \
+		return q;                                                      \
+	}                                                                      \
+	static void FAM##_destroy(void *q)                                     \
+	{                                                                      \
+		conq_##FAM##_destroy((conq_##FAM *)q);                         \
+	}                                                                      \
+	static bool FAM##_offer(void *q, void *e)                              \
+	{                                                                      \
+		return conq_##FAM##_offer((conq_##FAM *)q, e);                 \
+	}                                                                      \
+	static void *FAM##_poll(void *q)                                       \
+	{                                                                      \
+		return conq_##FAM##_poll((conq_##FAM *)q);                     \
+	}                                                                      \
+	CB_DEFINE_LOOPS(conq_##FAM, conq_##FAM, conq_##FAM##_offer,            \
+			conq_##FAM##_poll)                                     \
+	extern const cb_adapter cb_adapter_conq_##FAM;                         \
+	const cb_adapter cb_adapter_conq_##FAM = {                             \
+		.name = "conq:" #FAM,                                          \
+		.family = "conq",                                              \
+		.desc = DESC,                                                  \
+		.contract = CONTRACT,                                          \
+		.kind = CB_KIND_OWN,                                           \
+		.create = FAM##_create,                                        \
+		.destroy = FAM##_destroy,                                      \
+		.offer = FAM##_offer,                                          \
+		.poll = FAM##_poll,                                            \
+		.flush = NULL,                                                 \
+		.loops = &conq_##FAM##_loops,                                  \
+	};
 
-static void spsc_array_destroy(void *q)
-{
-	conq_spsc_array_destroy((conq_spsc_array *)q);
-}
-
-static bool spsc_array_offer(void *q, void *e)
-{
-	return conq_spsc_array_offer((conq_spsc_array *)q, e);
-}
-
-static void *spsc_array_poll(void *q)
-{
-	return conq_spsc_array_poll((conq_spsc_array *)q);
-}
-
-CB_DEFINE_LOOPS(conq_spsc_array, conq_spsc_array, conq_spsc_array_offer,
-		conq_spsc_array_poll)
-
-extern const cb_adapter cb_adapter_conq_spsc_array;
-const cb_adapter cb_adapter_conq_spsc_array = {
-	.name = "conq:spsc_array",
-	.family = "conq",
-	.desc = "conq_spsc_array: bounded SPSC ring of void* (offer/poll)",
-	.contracts = CB_SPSC,
-	.kind = CB_KIND_OWN,
-	.create = spsc_array_create,
-	.destroy = spsc_array_destroy,
-	.offer = spsc_array_offer,
-	.poll = spsc_array_poll,
-	.flush = NULL,
-	.loops = &conq_spsc_array_loops,
-};
+CONQ_ADAPTER(spsc_array, CB_SPSC,
+	     "conq_spsc_array: bounded SPSC ring of void* (offer/poll)")
+CONQ_ADAPTER(mpsc_array, CB_MPSC,
+	     "conq_mpsc_array: bounded MPSC ring of void* (offer/poll)")
+CONQ_ADAPTER(spmc_array, CB_SPMC,
+	     "conq_spmc_array: bounded SPMC ring of void* (offer/poll)")
+CONQ_ADAPTER(mpmc_array, CB_MPMC,
+	     "conq_mpmc_array: bounded MPMC ring of void* (offer/poll)")

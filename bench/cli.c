@@ -4,24 +4,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapter.h"
 #include "cli.h"
 
-/* Presets: explicit flags override them. quick is what `make bench` runs. */
+/* Presets: explicit flags override them (-tg replaces the preset's shapes,
+ * -p qType its selection). quick is what `make bench` runs. */
 typedef struct preset {
 	const char *name;
 	int wi, i;
 	uint64_t w_ns, r_ns;
 	int check;
+	const char *tg; /* shapes, space-separated */
+	size_t capacity; /* default qCapacity */
+	unsigned sel;   /* as cb_options.sel */
 	const char *desc;
 } preset;
 
+#define PRESET_MS ((uint64_t)CB_NS_PER_MS)
+
 static const preset presets[] = {
-	{"quick", 4, 90, 250 * (uint64_t)CB_NS_PER_MS,
-	 250 * (uint64_t)CB_NS_PER_MS, 0,
-	 "the headline run of `make bench` (about 60-90 s)"},
-	{"smoke", 1, 5, 20 * (uint64_t)CB_NS_PER_MS,
-	 50 * (uint64_t)CB_NS_PER_MS, 1,
-	 "a few short iterations with --check, for CI (a few seconds)"},
+	{"quick", 4, 60, 250 * PRESET_MS, 250 * PRESET_MS, 0, "1,1", 131072, 0,
+	 "the headline of `make bench`: SPSC queues at -tg 1,1 (60-90 s)"},
+	{"smoke", 1, 2, 10 * PRESET_MS, 20 * PRESET_MS, 1, "1,1 2,1 1,2 2,2",
+	 1024, CB_ALL_CONTRACTS,
+	 "CI: every queue at every shape it allows, --check, qCapacity 1024 "
+	 "(wraps and fills often); a few seconds"},
+	{"mpmc", 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,2", 131072, CB_MPMC,
+	 "MPMC queues (and the mutex floor) at -tg 1,1 and 2,2 (~1 min)"},
+	{"mpsc", 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,1", 131072, CB_MPSC,
+	 "MPSC queues at -tg 1,1 and 2,1 (~30 s)"},
+	{"spmc", 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 1,2", 131072, CB_SPMC,
+	 "SPMC queues at -tg 1,1 and 1,2 (~30 s)"},
 };
 
 void cb_usage(FILE *f)
@@ -36,35 +49,52 @@ void cb_usage(FILE *f)
 		"(with the package to install), planned\n"
 		"  -p qType=A,B,...     queues to run (names or globs, e.g. "
 		"'conq:*'; default: all compiled in)\n"
-		"  -p qCapacity=N,...   requested capacity (default 131072)\n"
+		"  -p qCapacity=N,...   requested capacity (default 131072; "
+		"smoke: 1024)\n"
 		"Run control\n"
-		"  --preset NAME        quick (default, `make bench`) | smoke "
-		"(CI: short, with --check)\n"
+		"  --preset NAME        quick (default, `make bench`) | smoke | "
+		"mpmc | mpsc | spmc (below)\n"
 		"  -wi N  -w TIME       warmup iterations / time each "
 		"(TIME: 100ns 50us 250ms 1s 2m)\n"
 		"  -i N   -r TIME       measurement iterations / time each\n"
 		"  -to TIME             give up on an iteration stuck this long "
 		"(default 30s)\n"
-		"  -tg P,C              threads per role (only 1,1 so far)\n"
-		"  --check              verify FIFO order of every element and "
-		"the per-iteration invariants; exit 1 on a violation\n"
+		"  -tg P,C              P producer threads, C consumer threads "
+		"(default 1,1); repeat for\n"
+		"                       several shapes. Only queues whose contract "
+		"allows P,C run (SPSC: 1,1;\n"
+		"                       MPSC: P,1; SPMC: 1,C; MPMC: any); without "
+		"-p qType, those of the\n"
+		"                       narrowest such contract. More threads than "
+		"CPUs: oversubscribed, and\n"
+		"                       failed ops call sched_yield() every 256 "
+		"consecutive failures\n"
+		"  --check              verify every element (per-producer FIFO "
+		"order, exactly once) and the\n"
+		"                       per-iteration invariants; exit 1 on a "
+		"violation\n"
 		"  --no-check           the opposite (the counting invariants "
 		"are checked anyway)\n"
 		"  --no-rotate          fixed queue order within each round "
 		"(default: rotate it every round)\n"
-		"  --affinity MODE      auto (default: one thread per CPU, "
-		"first allowed CPUs) | none | CPU,CPU,...\n"
+		"  --affinity MODE      auto (default: producers then consumers, "
+		"round-robin over the allowed\n"
+		"                       CPUs) | none | CPU,CPU,... (thread k on "
+		"the (k mod n)-th)\n"
 		"Other\n"
 		"  --self-test          run the harness's own unit tests\n"
 		"  -h, --help           this help\n"
 		"Presets:\n");
 	for (size_t k = 0; k < sizeof presets / sizeof presets[0]; k++) {
 		char w[32], r[32];
-		fprintf(f, "  %-6s -wi %d -w %s -i %d -r %s%s: %s\n",
+		fprintf(f,
+			"  %-6s -wi %d -w %s -i %d -r %s%s, -tg %s, qCapacity "
+			"%zu\n         %s\n",
 			presets[k].name, presets[k].wi,
 			cb_fmt_time(presets[k].w_ns, w, sizeof w), presets[k].i,
 			cb_fmt_time(presets[k].r_ns, r, sizeof r),
-			presets[k].check ? " --check" : "", presets[k].desc);
+			presets[k].check ? " --check" : "", presets[k].tg,
+			presets[k].capacity, presets[k].desc);
 	}
 }
 
@@ -106,6 +136,46 @@ const char *cb_fmt_time(uint64_t ns, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%" PRIu64 " ns", ns);
 	return buf;
+}
+
+int cb_parse_tg(const char *s, unsigned *p, unsigned *c)
+{
+	char *end;
+	errno = 0;
+	long a = strtol(s, &end, 10);
+	if (end == s || *end != ',' || errno != 0)
+		return -1;
+	const char *s2 = end + 1;
+	long b = strtol(s2, &end, 10);
+	if (end == s2 || *end != '\0' || errno != 0)
+		return -1;
+	if (a < 1 || b < 1 || a + b > CB_MAX_THREADS)
+		return -1;
+	*p = (unsigned)a;
+	*c = (unsigned)b;
+	return 0;
+}
+
+static int add_tg(cb_options *o, const char *s)
+{
+	unsigned p, c;
+	if (cb_parse_tg(s, &p, &c) != 0) {
+		fprintf(stderr,
+			"conq-bench: -tg wants P,C (producers, consumers), "
+			"each >= 1, P + C <= %d; not '%s'\n",
+			CB_MAX_THREADS, s);
+		return -1;
+	}
+	for (size_t k = 0; k < o->ntg; k++)
+		if (o->tg_p[k] == p && o->tg_c[k] == c)
+			return 0;
+	if (o->ntg == CB_MAX_LIST) {
+		fprintf(stderr, "conq-bench: too many -tg\n");
+		return -1;
+	}
+	o->tg_p[o->ntg] = p;
+	o->tg_c[o->ntg++] = c;
+	return 0;
 }
 
 static int parse_count(const char *opt, const char *s, int *out)
@@ -284,13 +354,8 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 				return 2;
 		} else if (strcmp(a, "-tg") == 0) {
 			NEED_ARG;
-			if (strcmp(arg, "1,1") != 0) {
-				fprintf(stderr,
-					"conq-bench: -tg %s: only 1,1 (one "
-					"producer, one consumer) so far\n",
-					arg);
+			if (add_tg(o, arg) != 0)
 				return 2;
-			}
 		} else if (strcmp(a, "--affinity") == 0) {
 			NEED_ARG;
 			if (parse_affinity(arg, o) != 0)
@@ -314,10 +379,21 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 			p = &presets[k];
 	if (p == NULL) {
 		fprintf(stderr,
-			"conq-bench: unknown preset '%s' (smoke | quick)\n",
+			"conq-bench: unknown preset '%s' (quick | smoke | mpmc "
+			"| mpsc | spmc)\n",
 			o->preset);
 		return 2;
 	}
+	if (o->ntg == 0) {
+		/* The preset's shapes (a static string: copy to split). */
+		char buf[128];
+		snprintf(buf, sizeof buf, "%s", p->tg);
+		for (char *tok = strtok(buf, " "); tok != NULL;
+		     tok = strtok(NULL, " "))
+			if (add_tg(o, tok) != 0)
+				return 2;
+	}
+	o->sel = p->sel;
 	if (o->wi < 0)
 		o->wi = p->wi;
 	if (o->i < 0)
@@ -329,7 +405,8 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 	if (o->check < 0)
 		o->check = p->check;
 	if (o->ncapacity == 0) {
-		o->capacity[0] = 131072; /* JCTools' 132000, as a power of 2 */
+		/* quick & co: JCTools' 132000, as a power of 2 */
+		o->capacity[0] = p->capacity;
 		o->ncapacity = 1;
 	}
 	return 0;
@@ -362,6 +439,23 @@ int cb_cli_selftest(void)
 		}
 	}
 	char buf[32];
+	static const struct {
+		const char *s;
+		int valid;
+		unsigned p, c;
+	} tg[] = {{"1,1", 1, 1, 1},  {"2,2", 1, 2, 2}, {"3,1", 1, 3, 1},
+		  {"1,63", 1, 1, 63}, {"0,1", 0, 0, 0}, {"1,0", 0, 0, 0},
+		  {"1", 0, 0, 0},     {"1,1,", 0, 0, 0}, {"40,40", 0, 0, 0},
+		  {"a,1", 0, 0, 0}};
+	for (size_t k = 0; k < sizeof tg / sizeof tg[0]; k++) {
+		unsigned p = 0, c = 0;
+		int valid = cb_parse_tg(tg[k].s, &p, &c) == 0;
+		if (valid != tg[k].valid ||
+		    (valid && (p != tg[k].p || c != tg[k].c))) {
+			printf("FAIL parse_tg(%s)\n", tg[k].s);
+			fails++;
+		}
+	}
 	if (strcmp(cb_fmt_time(250000000u, buf, sizeof buf), "250 ms") != 0 ||
 	    strcmp(cb_fmt_time(2000000000u, buf, sizeof buf), "2 s") != 0) {
 		printf("FAIL fmt_time\n");

@@ -22,6 +22,14 @@ typedef struct cb_options {
 	size_t ncapacity;
 	const char *include[CB_MAX_LIST]; /* benchmark regexes (ERE) */
 	size_t ninclude;
+	/* -tg P,C: the thread groups (shapes) to run, in order. */
+	unsigned tg_p[CB_MAX_LIST], tg_c[CB_MAX_LIST];
+	size_t ntg;
+	/* Without -p qType: which adapters run at each shape. 0: those whose
+	 * contract is the narrowest that allows the shape (1,1: SPSC; P,1:
+	 * MPSC; 1,C: SPMC; else MPMC); CB_ALL_CONTRACTS: every one that allows
+	 * it; one contract bit: those of that contract. */
+	unsigned sel;
 	int check;  /* -1: preset */
 	int rotate; /* rotate the queue order each round */
 	int affinity;
@@ -32,6 +40,9 @@ typedef struct cb_options {
 
 /* Parse argv into o and apply the preset. 0, or 2 after printing an error. */
 int cb_parse_args(int argc, char **argv, cb_options *o);
+
+/* "P,C" with P, C >= 1 and P + C <= CB_MAX_THREADS; 0 or -1. */
+int cb_parse_tg(const char *s, unsigned *p, unsigned *c);
 
 /* "250ms", "1s", "500us", "100ns", "2m"; a bare number is seconds. */
 int cb_parse_time(const char *s, uint64_t *ns);

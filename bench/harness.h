@@ -27,33 +27,53 @@
 
 #include "cb.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The iteration control block: each field that changes during an iteration on
  * its own CB_PAD block. */
 typedef struct cb_ctl {
-	_Alignas(CB_PAD) uint32_t ready;   /* workers past their announcement */
-	_Alignas(CB_PAD) uint32_t stopped; /* workers past their stop time */
-	_Alignas(CB_PAD) uint32_t done;    /* the stop flag, set by control */
-	_Alignas(CB_PAD) uint32_t nthreads; /* read-only during an iteration */
-	bool yield; /* oversubscribed: failed ops yield now and then */
+	CB_ALIGNAS(CB_PAD) uint32_t ready;   /* workers past their announcement */
+	CB_ALIGNAS(CB_PAD) uint32_t stopped; /* workers past their stop time */
+	CB_ALIGNAS(CB_PAD) uint32_t done;    /* the stop flag, set by control */
+	/* Read-only during an iteration. */
+	CB_ALIGNAS(CB_PAD) uint32_t nthreads;
+	uint32_t nproducers; /* producer ids are 0..nproducers-1 */
+	bool yield; /* oversubscribed: sched_yield() every CB_YIELD_EVERY
+		       consecutive failed ops */
+	bool exact; /* --check with one consumer: each producer's elements
+		       must arrive exactly in sequence (else: increasing) */
 } cb_ctl;
+
+/* --check, per consumer: what it took of each producer's sequence (all
+ * iterations, catch-up and warm-down included). */
+typedef struct cb_chk {
+	uint64_t last[CB_MAX_THREADS]; /* last sequence taken (0: none) */
+	uint64_t cnt[CB_MAX_THREADS];  /* how many taken */
+	uint64_t sum[CB_MAX_THREADS];  /* sum of their sequences, mod 2^64 */
+	uint64_t stray;                /* elements with no such producer */
+} cb_chk;
 
 /* One worker's slot, on its own CB_PAD blocks. The role function keeps its
  * counters in locals and writes them here once, after its warm-down. */
 typedef struct cb_worker {
-	_Alignas(CB_PAD) cb_ctl *ctl;
+	CB_ALIGNAS(CB_PAD) cb_ctl *ctl;
 	void *q;          /* the queue (adapter handle) */
 	unsigned index;   /* thread index within the trial */
+	unsigned pid;     /* producer id (producers), consumer number (consumers) */
+	cb_chk *chk;      /* consumers under --check; owned by the workload */
 	int cpu;          /* requested CPU, -1: not pinned */
 	int pinned;       /* 1 if sched_setaffinity succeeded */
 	int pin_errno;
 	/* Carried across iterations, owned by the role (and by the control
 	 * thread between iterations). */
-	uint64_t seq; /* producer: next element; consumer: next expected */
+	uint64_t seq; /* producer: sequence of its next element (from 1) */
 	/* Results of the last iteration. */
 	uint64_t made;       /* successful ops in the measured window */
 	uint64_t failed;     /* failed ops in the measured window */
 	uint64_t extra;      /* successful ops in catch-up and warm-down */
-	uint64_t seq_errors; /* --check: elements out of order */
+	uint64_t seq_errors; /* --check: elements out of order or stray */
 	uint64_t t_start, t_stop;
 	/* The thread's own view of the whole role call (catch-up to
 	 * warm-down): involuntary context switches and the share of the wall
@@ -101,5 +121,9 @@ void cb_group_stop(cb_group *g);
 
 /* Pin the calling thread to `cpu`; 0 or an errno value. */
 int cb_pin_self(int cpu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CB_HARNESS_H */

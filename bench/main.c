@@ -14,6 +14,7 @@
  *   stats.c        median, CI (Student t via the incomplete beta)...
  *   report.c       the text table and the ratio block
  */
+#include <fnmatch.h>
 #include <regex.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,37 +28,26 @@
 #include "stats.h"
 #include "workload.h"
 
-static const char *contract_names(unsigned c, char *buf, size_t n)
-{
-	static const char *const names[] = {"SPSC", "MPSC", "SPMC", "MPMC"};
-	buf[0] = '\0';
-	size_t len = 0;
-	for (unsigned k = 0; k < 4; k++)
-		if (c & (1u << k))
-			len += (size_t)snprintf(buf + len, n - len, "%s%s",
-						len ? "," : "", names[k]);
-	return buf;
-}
-
 static void list_all(void)
 {
 	printf("Benchmarks:\n");
 	for (size_t k = 0; k < cb_nworkloads; k++) {
 		const cb_workload *w = cb_workloads[k];
-		printf("  %s.%s  %s %s, Score = %s; roles %s (-tg 1,1)\n"
+		printf("  %s.%s  %s %s, Score = %s; roles %s (-tg P,C)\n"
 		       "      %s\n"
-		       "      params: qType (default: all compiled in), "
-		       "qCapacity (default 131072)\n",
+		       "      params: qType (default: the queues of the "
+		       "narrowest contract allowing P,C), qCapacity (default "
+		       "131072)\n",
 		       w->name, w->group, w->mode, w->unit, w->headline,
 		       w->roles, w->desc);
 	}
 	static const char *const kinds[] = {"own", "peer", "baseline"};
-	printf("Queue adapters (qType) compiled in:\n");
+	printf("Queue adapters (qType) compiled in; contract SPSC runs at "
+	       "-tg 1,1, MPSC at P,1, SPMC at 1,C, MPMC at any P,C:\n");
 	for (size_t k = 0; k < cb_nadapters; k++) {
 		const cb_adapter *a = cb_adapters[k];
-		char c[32];
-		printf("  %-18s %-9s %-5s %s\n", a->name, kinds[a->kind],
-		       contract_names(a->contracts, c, sizeof c), a->desc);
+		printf("  %-24s %-9s %-5s %s\n", a->name, kinds[a->kind],
+		       cb_contract_name(a->contract), a->desc);
 	}
 }
 
@@ -70,20 +60,28 @@ static void list_peers(void)
 		const cb_peer *p = &cb_peers[k];
 		printf("  %-17s %-12s %s\n", p->qtypes, st[p->status],
 		       p->library);
-		if (p->status == CB_PEER_MISSING)
+		if (p->status == CB_PEER_IN) {
+			printf("  %-17s %-12s", "", "");
+			for (size_t a = 0; a < cb_nadapters; a++)
+				if (cb_adapters[a]->kind == CB_KIND_PEER &&
+				    fnmatch(p->qtypes, cb_adapters[a]->name,
+					    0) == 0)
+					printf(" %s", cb_adapters[a]->name);
+			printf("\n");
+		} else if (p->status == CB_PEER_MISSING)
 			printf("  %-17s %-12s not found at build time (%s): "
 			       "apt-get install %s, then reconfigure\n",
 			       "", "", p->needs, p->package);
 		else if (p->status == CB_PEER_DISABLED)
-			printf("  %-17s %-12s switched off in this build "
-			       "(CONQ_BENCH_CK=OFF, or a ThreadSanitizer build: "
-			       "its asm fences are invisible to TSan)\n",
-			       "", "");
+			printf("  %-17s %-12s switched off in this build (%s)\n",
+			       "", "", p->off ? p->off : "");
 		else if (p->status == CB_PEER_PLANNED)
 			printf("  %-17s %-12s adapter not written yet (needs "
 			       "%s; Debian: %s)\n",
 			       "", "", p->needs, p->package);
 	}
+	printf("Baselines (not queues of a library): ceiling:stream (SPSC), "
+	       "mutex:ring (MPMC, the floor): always compiled in.\n");
 }
 
 static int selftest(void)
@@ -116,27 +114,34 @@ static int selected(const cb_options *o, const cb_workload *w, int *err)
 	return 0;
 }
 
-/* Check on the main thread that the planned CPUs accept us, then put the
- * original mask back; describe the outcome for the header. */
+/* Check on the main thread that the CPUs the largest thread group will be
+ * pinned to accept us, then put the original mask back; describe the
+ * outcome for the header. */
 static void affinity_header(const cb_options *o, const cb_env *env,
 			    char *out, size_t n)
 {
-	int cpus[2];
+	unsigned most = 2;
+	for (size_t k = 0; k < o->ntg; k++)
+		if (o->tg_p[k] + o->tg_c[k] > most)
+			most = o->tg_p[k] + o->tg_c[k];
+	int cpus[CB_MAX_THREADS];
 	bool yield;
+	unsigned ncpus;
 	char desc[160];
-	cb_plan_affinity(o, env, 2, cpus, &yield, desc, sizeof desc);
+	cb_plan_affinity(o, env, most, cpus, &yield, &ncpus, desc, sizeof desc);
 	if (cpus[0] < 0) {
-		snprintf(out, n, "pinning: %s", desc);
+		snprintf(out, n, "pinning: %.160s", desc);
 		return;
 	}
 	cpu_set_t orig;
 	int ok = sched_getaffinity(0, sizeof orig, &orig) == 0;
-	for (int k = 0; k < 2 && ok; k++)
+	for (unsigned k = 0; k < most && ok; k++)
 		ok = cb_pin_self(cpus[k]) == 0;
 	sched_setaffinity(0, sizeof orig, &orig);
-	snprintf(out, n, "pinning: producer->cpu%d consumer->cpu%d (%s%s)",
-		 cpus[0], cpus[1], ok ? "sched_setaffinity ok" : "FAILED",
-		 yield ? ", OVERSUBSCRIBED" : "");
+	snprintf(out, n,
+		 "pinning: producers then consumers, round-robin over the "
+		 "allowed CPUs (%s)",
+		 ok ? "sched_setaffinity ok" : "FAILED");
 }
 
 int main(int argc, char **argv)
@@ -160,9 +165,7 @@ int main(int argc, char **argv)
 	}
 
 	/* Reject a qType that matches nothing before printing anything. */
-	const cb_adapter *ads[CB_MAX_LIST * 4];
-	if (cb_select_adapters(&o, CB_SPSC | CB_MPSC | CB_SPMC | CB_MPMC, ads,
-			       sizeof ads / sizeof ads[0]) < 0)
+	if (cb_check_qtypes(&o) != 0)
 		return 2;
 
 	cb_env env;
@@ -170,8 +173,15 @@ int main(int argc, char **argv)
 	char aff[200];
 	affinity_header(&o, &env, aff, sizeof aff);
 	cb_env_print(&env, aff);
-	printf("# Preset: %s%s\n", o.preset,
-	       o.check ? "; --check: FIFO order of every element verified" : "");
+	char wt[32], rt[32];
+	printf("# Preset: %s, as run: -wi %d -w %s -i %d -r %s -tg", o.preset,
+	       o.wi, cb_fmt_time(o.w_ns, wt, sizeof wt), o.i,
+	       cb_fmt_time(o.r_ns, rt, sizeof rt));
+	for (size_t k = 0; k < o.ntg; k++)
+		printf(" %u,%u", o.tg_p[k], o.tg_c[k]);
+	printf("%s\n", o.check ? "; --check: every element verified (per-"
+				 "producer FIFO order, exactly once)"
+			       : "");
 	fflush(stdout);
 
 	cb_results rs;

@@ -8,6 +8,7 @@
 
 typedef struct row {
 	char bench[96];
+	char tg[24];
 	char cap[24];
 	const char *qtype;
 	const char *mode;
@@ -57,6 +58,8 @@ static void print_table(FILE *f, const cb_results *rs)
 				snprintf(w->bench, sizeof w->bench, "%s:%s",
 					 r->benchmark, s->label);
 			snprintf(w->cap, sizeof w->cap, "%zu", r->capacity);
+			snprintf(w->tg, sizeof w->tg, "%u,%u", r->producers,
+				 r->consumers);
 			w->qtype = r->adapter->name;
 			w->mode = r->mode;
 			w->cnt = s->n;
@@ -64,11 +67,12 @@ static void print_table(FILE *f, const cb_results *rs)
 			cb_summarize(s->v, s->n, &w->s);
 		}
 	}
-	int wb = 9, wc = 11, wq = 7, wm = 4, wn = 3, ws = 5, wmin = 3,
+	int wb = 9, wt = 4, wc = 11, wq = 7, wm = 4, wn = 3, ws = 5, wmin = 3,
 	    wmax = 3, wmean = 4, we = 5, wu = 5;
 	for (size_t k = 0; k < n; k++) {
 		const row *w = &rows[k];
 		wb = imax(wb, (int)strlen(w->bench));
+		wt = imax(wt, (int)strlen(w->tg));
 		wc = imax(wc, (int)strlen(w->cap));
 		wq = imax(wq, (int)strlen(w->qtype));
 		wm = imax(wm, (int)strlen(w->mode));
@@ -81,16 +85,19 @@ static void print_table(FILE *f, const cb_results *rs)
 		we = imax(we, num_width(w->s.err));
 		wu = imax(wu, (int)strlen(w->unit));
 	}
-	fprintf(f, "%-*s  %*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %*s    %*s  %-*s\n",
-		wb, "Benchmark", wc, "(qCapacity)", wq, "(qType)", wm, "Mode",
+	fprintf(f,
+		"%-*s  %*s  %*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %*s    %*s  %-*s\n",
+		wb, "Benchmark", wt, "(tg)", wc, "(qCapacity)", wq, "(qType)",
+		wm, "Mode",
 		wn, "Cnt", ws, "Score", wmin, "Min", wmax, "Max", wmean,
 		"Mean", we, "Error", wu, "Units");
 	for (size_t k = 0; k < n; k++) {
 		const row *w = &rows[k];
 		if (k > 0 && strchr(w->bench, ':') == NULL)
 			fputc('\n', f);
-		fprintf(f, "%-*s  %*s  %-*s  %-*s  %*zu", wb, w->bench, wc,
-			w->cap, wq, w->qtype, wm, w->mode, wn, w->cnt);
+		fprintf(f, "%-*s  %*s  %*s  %-*s  %-*s  %*zu", wb, w->bench, wt,
+			w->tg, wc, w->cap, wq, w->qtype, wm, w->mode, wn,
+			w->cnt);
 		print_num(f, w->s.median, ws);
 		print_num(f, w->s.min, wmin);
 		print_num(f, w->s.max, wmax);
@@ -102,83 +109,225 @@ static void print_table(FILE *f, const cb_results *rs)
 	free(rows);
 	fprintf(f, "\nScore = median of the per-iteration %s; Min/Max over "
 		   "iterations; Error = half-width of the 99.9%% Student-t "
-		   "confidence interval of the Mean (JMH's Error).\n",
+		   "confidence interval of the Mean (JMH's Error). (tg) = -tg "
+		   "P,C: P producers, C consumers; each metric is the sum over "
+		   "the threads of a role of each one's rate (JMH's "
+		   "aggregation).\n",
 		rs->n ? rs->r[0].primary.label : "scores");
+}
+
+static int same_group(const cb_result *a, const cb_result *b)
+{
+	return strcmp(a->benchmark, b->benchmark) == 0 &&
+	       a->capacity == b->capacity && a->producers == b->producers &&
+	       a->consumers == b->consumers;
+}
+
+/* One ratio line: a[k] / b[k] over the rounds k < n (n >= 1). da/db:
+ * disturbed rounds (may be NULL). Returns -1 on allocation failure. */
+static int ratio_line(FILE *f, const char *lhs, const char *note,
+		      const double *a, const double *b, size_t n,
+		      const unsigned char *da, const unsigned char *db)
+{
+	if (n == 0)
+		return 0;
+	double *q = (double *)calloc(n, sizeof *q);
+	double *qa = (double *)calloc(n, sizeof *qa);
+	double *qb = (double *)calloc(n, sizeof *qb);
+	if (q == NULL || qa == NULL || qb == NULL) {
+		free(q);
+		free(qa);
+		free(qb);
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++)
+		q[k] = a[k] / b[k];
+	cb_summary s;
+	cb_summarize(q, n, &s);
+	double med = cb_median(a, n) / cb_median(b, n);
+	/* The same over the rounds in which neither side was disturbed. */
+	size_t nu = 0;
+	for (size_t k = 0; k < n; k++) {
+		if ((da && da[k]) || (db && db[k]))
+			continue;
+		qa[nu] = a[k];
+		qb[nu++] = b[k];
+	}
+	double medu = nu ? cb_median(qa, nu) / cb_median(qb, nu) : NAN;
+	fprintf(f,
+		"  %-44s %7.2fx  (median of per-iteration ratios %.2fx, IQR "
+		"%.2fx..%.2fx, n = %zu)%s\n",
+		lhs, med, s.median, s.p25, s.p75, n, note);
+	/* (Every round disturbed: said once per group, by print_ratios.) */
+	if (nu > 0 && nu < n)
+		fprintf(f,
+			"  %-44s %7.2fx  (ratio of medians over the %zu of %zu "
+			"rounds that neither side had disturbed)\n",
+			"", medu, nu, n);
+	free(q);
+	free(qa);
+	free(qb);
+	return 0;
+}
+
+static int is_rival(const cb_result *ra, const cb_result *rb,
+		    unsigned contracts)
+{
+	return rb->adapter->kind == CB_KIND_PEER && same_group(ra, rb) &&
+	       (rb->adapter->contract & contracts) &&
+	       rb->primary.n == ra->primary.n;
+}
+
+/* conq's queue a against the best peer (by median) of its group whose
+ * contract is in `contracts`: the ratio of medians and the per-round ratios
+ * to that peer. (Not to each round's best: the max of several noisy scores
+ * is biased upwards.) */
+static size_t best_peer_of(const cb_results *rs, size_t a, unsigned contracts,
+			   int *npeers)
+{
+	const cb_result *ra = &rs->r[a];
+	size_t best = (size_t)-1;
+	double best_med = -1;
+	*npeers = 0;
+	for (size_t b = 0; b < rs->n; b++) {
+		if (!is_rival(ra, &rs->r[b], contracts))
+			continue;
+		(*npeers)++;
+		double m = cb_median(rs->r[b].primary.v, ra->primary.n);
+		if (m > best_med) {
+			best_med = m;
+			best = b;
+		}
+	}
+	return best;
+}
+
+/* The index of that peer's result, (size_t)-1 if none. */
+static size_t best_peer(const cb_results *rs, size_t a, unsigned contracts)
+{
+	int np;
+	return best_peer_of(rs, a, contracts, &np);
+}
+
+static int best_peer_line(FILE *f, const cb_results *rs, size_t a,
+			  unsigned contracts, const char *what)
+{
+	const cb_result *ra = &rs->r[a];
+	const size_t n = ra->primary.n;
+	int npeers;
+	size_t best = best_peer_of(rs, a, contracts, &npeers);
+	if (best == (size_t)-1 || n == 0)
+		return 0;
+	const cb_result *rb = &rs->r[best];
+	char lhs[160];
+	snprintf(lhs, sizeof lhs, "%s / best %s peer:", ra->adapter->name,
+		 what);
+	char note[160];
+	snprintf(note, sizeof note, "\n  %-44s           = %s, the best of %d "
+		 "by median", "", rb->adapter->name, npeers);
+	return ratio_line(f, lhs, note, ra->primary.v, rb->primary.v, n,
+			  ra->disturbed, rb->disturbed);
 }
 
 static void print_ratios(FILE *f, const cb_results *rs)
 {
 	int header = 0;
-	for (size_t a = 0; a < rs->n; a++) {
-		const cb_result *ra = &rs->r[a];
-		if (ra->adapter->kind != CB_KIND_OWN)
+	for (size_t g = 0; g < rs->n; g++) {
+		/* Each group (benchmark, capacity, shape) once: at its first
+		 * result. */
+		int first = 1;
+		for (size_t h = 0; h < g && first; h++)
+			first = !same_group(&rs->r[h], &rs->r[g]);
+		if (!first)
 			continue;
-		for (size_t b = 0; b < rs->n; b++) {
-			const cb_result *rb = &rs->r[b];
-			if (b == a || rb->adapter->kind == CB_KIND_OWN ||
-			    strcmp(ra->benchmark, rb->benchmark) != 0 ||
-			    ra->capacity != rb->capacity)
+		/* Headers, if the group has a conq queue and anything else. */
+		int own = 0, members = 0;
+		for (size_t a = g; a < rs->n; a++) {
+			if (!same_group(&rs->r[a], &rs->r[g]))
 				continue;
-			size_t n = ra->primary.n < rb->primary.n
-					   ? ra->primary.n
-					   : rb->primary.n;
-			if (n == 0)
-				continue;
-			if (!header) {
-				fprintf(f,
-					"\nRatios of %s, same run (iteration k of "
-					"each queue ran in round k):\n",
-					ra->primary.label);
-				header = 1;
-			}
-			double *q = (double *)malloc(n * sizeof *q);
-			if (q == NULL)
-				return;
-			for (size_t k = 0; k < n; k++)
-				q[k] = ra->primary.v[k] / rb->primary.v[k];
-			cb_summary s;
-			cb_summarize(q, n, &s);
-			free(q);
-			double med = cb_median(ra->primary.v, n) /
-				     cb_median(rb->primary.v, n);
-			/* The same over the rounds in which neither queue's
-			 * iteration was disturbed. */
-			double *qa = (double *)malloc(n * sizeof *qa);
-			double *qb = (double *)malloc(n * sizeof *qb);
-			size_t nu = 0;
-			for (size_t k = 0; qa && qb && k < n; k++) {
-				if (ra->disturbed && ra->disturbed[k])
-					continue;
-				if (rb->disturbed && rb->disturbed[k])
-					continue;
-				qa[nu] = ra->primary.v[k];
-				qb[nu++] = rb->primary.v[k];
-			}
-			double medu = nu ? cb_median(qa, nu) / cb_median(qb, nu)
-					 : NAN;
-			free(qa);
-			free(qb);
-			char lhs[160];
-			snprintf(lhs, sizeof lhs, "%s / %s:", ra->adapter->name,
-				 rb->adapter->name);
+			members++;
+			own |= rs->r[a].adapter->kind == CB_KIND_OWN;
+		}
+		if (!own || members < 2)
+			continue;
+		if (!header) {
 			fprintf(f,
-				"  %-36s %7.2fx  (median of per-iteration "
-				"ratios %.2fx, IQR %.2fx..%.2fx, n = %zu; "
-				"qCapacity = %zu)\n",
-				lhs, med, s.median, s.p25, s.p75, n,
-				ra->capacity);
-			if (nu > 0 && nu < n)
-				fprintf(f,
-					"  %-36s %7.2fx  (ratio of medians over "
-					"the %zu of %zu rounds that neither "
-					"queue had disturbed)\n",
-					"", medu, nu, n);
-			else if (nu == 0)
-				fprintf(f,
-					"  %-36s %8s  (every round disturbed for "
-					"one of the two: re-run on a quieter "
-					"machine)\n",
-					"", "");
+				"\nRatios of %s, same run (iteration k of each "
+				"queue ran in round k):\n",
+				rs->r[g].primary.label);
+			header = 1;
+		}
+		int clean = 0;
+		for (size_t a = g; a < rs->n; a++)
+			clean |= same_group(&rs->r[a], &rs->r[g]) &&
+				 rs->r[a].ndisturbed < rs->r[a].primary.n;
+		fprintf(f, "-tg %u,%u, qCapacity = %zu:%s\n", rs->r[g].producers,
+			rs->r[g].consumers, rs->r[g].capacity,
+			clean ? ""
+			      : "  (every iteration of every queue disturbed: "
+				"no ratios over undisturbed rounds; the "
+				"interleaving is all that keeps these fair)");
+		for (size_t a = g; a < rs->n; a++) {
+			const cb_result *ra = &rs->r[a];
+			if (ra->adapter->kind != CB_KIND_OWN ||
+			    !same_group(ra, &rs->r[g]))
+				continue;
+			for (size_t b = g; b < rs->n; b++) {
+				const cb_result *rb = &rs->r[b];
+				if (b == a || rb->adapter->kind == CB_KIND_OWN ||
+				    !same_group(ra, rb))
+					continue;
+				size_t n = ra->primary.n < rb->primary.n
+						   ? ra->primary.n
+						   : rb->primary.n;
+				char lhs[160];
+				snprintf(lhs, sizeof lhs, "%s / %s:",
+					 ra->adapter->name, rb->adapter->name);
+				if (ratio_line(f, lhs, "", ra->primary.v,
+					       rb->primary.v, n, ra->disturbed,
+					       rb->disturbed) != 0)
+					return;
+			}
+			/* The cost of generality: against conq's own queues
+			 * of a narrower contract in the same group. */
+			for (size_t b = g; b < rs->n; b++) {
+				const cb_result *rb = &rs->r[b];
+				unsigned ca = ra->adapter->contract;
+				unsigned cb = rb->adapter->contract;
+				int narrower = ca != cb &&
+					       (cb == CB_SPSC || ca == CB_MPMC);
+				if (rb->adapter->kind != CB_KIND_OWN ||
+				    !same_group(ra, rb) || !narrower ||
+				    rb->primary.n != ra->primary.n)
+					continue;
+				char lhs[160];
+				snprintf(lhs, sizeof lhs, "%s / %s:",
+					 ra->adapter->name, rb->adapter->name);
+				if (ratio_line(f, lhs, "", ra->primary.v,
+					       rb->primary.v, ra->primary.n,
+					       ra->disturbed,
+					       rb->disturbed) != 0)
+					return;
+			}
+			/* The issue's yardstick: the best peer that serves
+			 * the same contract, and (if other peers ran) the
+			 * best peer of any contract at this shape. */
+			unsigned c = ra->adapter->contract;
+			int others = 0;
+			for (size_t b = g; b < rs->n; b++)
+				others |= rs->r[b].adapter->kind ==
+						  CB_KIND_PEER &&
+					  same_group(ra, &rs->r[b]) &&
+					  rs->r[b].adapter->contract != c;
+			size_t same = best_peer(rs, a, c), any = best_peer(
+							     rs, a,
+							     CB_ALL_CONTRACTS);
+			if (best_peer_line(f, rs, a, c, cb_contract_name(c)) != 0)
+				return;
+			if (others && any != same &&
+			    best_peer_line(f, rs, a, CB_ALL_CONTRACTS,
+					   "any-contract") != 0)
+				return;
 		}
 	}
 }
@@ -188,36 +337,69 @@ static void print_notes(FILE *f, const cb_results *rs)
 	int any = 0;
 	for (size_t k = 0; k < rs->n; k++) {
 		const cb_result *r = &rs->r[k];
+		char id[160];
+		snprintf(id, sizeof id, "%s -tg %u,%u qCapacity=%zu",
+			 r->adapter->name, r->producers, r->consumers,
+			 r->capacity);
 		if (r->overruns) {
 			fprintf(f,
-				"%s[!] %s qCapacity=%zu: %u of %zu iterations "
-				"ran over 110%% of their time (preempted "
-				"control thread or worker?)\n",
-				any++ ? "" : "\n", r->adapter->name,
-				r->capacity, r->overruns, r->primary.n);
+				"%s[!] %s: %u of %zu iterations ran over 110%% "
+				"of their time (preempted control thread or "
+				"worker?)\n",
+				any++ ? "" : "\n", id, r->overruns,
+				r->primary.n);
 		}
 		if (r->ndisturbed)
 			fprintf(f,
-				"%s[!] %s qCapacity=%zu: %u of %zu iterations "
-				"disturbed (a worker was on its CPU < 95%% of the "
-				"time: other load on the machine)\n",
-				any++ ? "" : "\n", r->adapter->name,
-				r->capacity, r->ndisturbed, r->primary.n);
+				"%s[!] %s: %u of %zu iterations disturbed (%s "
+				"< 95%% of the time: other load on the "
+				"machine)\n",
+				any++ ? "" : "\n", id, r->ndisturbed,
+				r->primary.n,
+				r->oversubscribed
+					? "the workers together were on their "
+					  "CPUs"
+					: "a worker was on its CPU");
 		if (!r->pinned)
 			fprintf(f, "%s[!] %s: worker threads NOT pinned\n",
-				any++ ? "" : "\n", r->adapter->name);
+				any++ ? "" : "\n", id);
+		if (r->reorders)
+			fprintf(f,
+				"%s[!] %s: %llu element%s out of per-producer "
+				"FIFO order (not promised: %s): counted, not "
+				"failed\n",
+				any++ ? "" : "\n", id,
+				(unsigned long long)r->reorders,
+				r->reorders == 1 ? "" : "s",
+				r->adapter->weak_order);
+		if (r->starved)
+			fprintf(f,
+				"%s[!] %s: in %u iteration%s a thread with a CPU "
+				"of its own made no operation (starved)\n",
+				any++ ? "" : "\n", id, r->starved,
+				r->starved == 1 ? "" : "s");
 		if (r->violations)
 			fprintf(f,
-				"%s[!] %s qCapacity=%zu: %u INVARIANT "
-				"VIOLATIONS (see stderr)\n",
-				any++ ? "" : "\n", r->adapter->name,
-				r->capacity, r->violations);
+				"%s[!] %s: %u INVARIANT VIOLATIONS (see "
+				"stderr)\n",
+				any++ ? "" : "\n", id, r->violations);
 	}
-	if (rs->oversubscribed)
-		fprintf(f,
-			"%s[!] oversubscribed: more worker threads than CPUs; "
-			"numbers measure the scheduler as much as the queues\n",
-			any++ ? "" : "\n");
+	for (size_t k = 0; k < rs->n; k++) {
+		const cb_result *r = &rs->r[k];
+		int first = r->oversubscribed;
+		for (size_t h = 0; h < k && first; h++)
+			first = !(rs->r[h].oversubscribed &&
+				  rs->r[h].producers == r->producers &&
+				  rs->r[h].consumers == r->consumers);
+		if (first)
+			fprintf(f,
+				"%s[!] WARNING: -tg %u,%u is OVERSUBSCRIBED (more "
+				"worker threads than CPUs): failed ops yield "
+				"after %u consecutive failures; the numbers "
+				"measure the scheduler as much as the queues\n",
+				any++ ? "" : "\n", r->producers, r->consumers,
+				256u);
+	}
 }
 
 void cb_report_text(FILE *f, const cb_results *rs)
@@ -226,7 +408,7 @@ void cb_report_text(FILE *f, const cb_results *rs)
 	print_table(f, rs);
 	print_ratios(f, rs);
 	print_notes(f, rs);
-	fprintf(f, "\nREMEMBER: these numbers are just data: a 2-thread "
+	fprintf(f, "\nREMEMBER: these numbers are just data: a few-thread "
 		   "benchmark on a shared or virtual machine measures the "
 		   "machine too.\n");
 }

@@ -1,30 +1,45 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * QueueThroughputBackoffNone, after JCTools' benchmark of that name: one
- * producer spins on offer, one consumer spins on poll, each counting its
- * successes and failures (offersMade/offersFailed, pollsMade/pollsFailed),
- * in ops/us over its own measured window. Score = pollsMade (JMH's primary,
- * the sum of all calls, would flatter a queue that fails fast).
+ * QueueThroughputBackoffNone, after JCTools' benchmark of that name, with
+ * JMH's thread groups (-tg P,C): P producers spin on offer, C consumers spin
+ * on poll, each thread counting its own successes and failures
+ * (offersMade/offersFailed, pollsMade/pollsFailed) over its own measured
+ * window. As JMH aggregates a thread group, a metric is the sum over the
+ * threads of each thread's count / its own elapsed time, in ops/us. Score =
+ * pollsMade (JMH's primary, the sum of all calls, would flatter a queue that
+ * fails fast).
+ *
+ * Only the queues whose contract allows P producers and C consumers run
+ * (SPSC: 1,1; MPSC: P,1; SPMC: 1,C; MPMC: any). Threads are pinned round-
+ * robin over the allowed CPUs (producers first); with more threads than
+ * CPUs the run is flagged oversubscribed, and every failed offer or poll
+ * calls sched_yield() after CB_YIELD_EVERY (256) consecutive failures, for
+ * every queue alike (loops.h).
  *
  * All the selected queues run in one process, interleaved iteration by
  * iteration (round k runs iteration k of every queue, in an order rotated
  * each round), so that every queue sees the same machine states and the
  * per-iteration ratios between queues are meaningful on a noisy machine.
  *
- * Each trial (queue x capacity) gets its own queue and its own two pinned
- * workers, created once and parked between iterations. Before its first
- * iteration the queue is primed single-threaded: filled until offer fails
- * (which must be exactly at its capacity: a check) and drained, which also
- * touches all its memory. After every iteration it is drained single-
- * threaded, so each iteration starts empty, and the counts are checked:
+ * Each trial (queue x capacity x shape) gets its own queue and its own
+ * pinned workers, created once and parked between iterations. Before its
+ * first iteration the queue is primed single-threaded: filled until offer
+ * fails (which must be exactly at its capacity: a check) and drained, which
+ * also touches all its memory. After every iteration it is drained single-
+ * threaded, so each iteration starts empty, and the counts are checked.
+ * Elements are {producer id, sequence} (cb.h):
  *
  *  - drained == (all offers made) - (all polls made), catch-up and warm-down
  *    included (exact conservation of elements), and <= capacity;
- *  - offersMade - pollsMade <= capacity + the consumer's uncounted polls
- *    (the measured-window form of the same bound);
- *  - the drained elements continue the producer's sequence (FIFO, nothing
- *    lost or duplicated); with --check every polled element is checked too,
- *    and both sides must make progress.
+ *  - sum(offersMade) - sum(pollsMade) <= capacity + the consumers' uncounted
+ *    polls (the measured-window form of the same bound);
+ *  - what is drained of each producer's elements is in sequence and ends
+ *    with the last element it offered (FIFO: what is left is a suffix);
+ *  - with --check, every polled element too: in exact sequence per producer
+ *    with one consumer, in increasing order per producer and consumer with
+ *    several; and each producer's elements taken exactly once over all
+ *    consumers and the drains (count and sum of sequences); and each side
+ *    (all producers, all consumers) must make progress.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,123 +51,216 @@
 #include "stats.h"
 #include "workload.h"
 
-#define TPT_THREADS 2
 #define TPT_MAX_QUEUES 64
 #define TPT_BENCH "QueueThroughputBackoffNone.tpt"
-/* An iteration is "disturbed" when a worker ran less than this share of it. */
+/* An iteration is "disturbed" when a worker ran less than this share of it
+ * (oversubscribed: when all together ran less than this share of the CPUs
+ * they had). */
 #define CB_MIN_CPU_SHARE 0.95
-
-static const char *const role_names[TPT_THREADS] = {"offer", "poll"};
 
 typedef struct tpt_trial {
 	const cb_adapter *a;
 	void *q;
 	size_t usable;
+	size_t cap; /* requested */
+	unsigned np, nc;
 	cb_group g;
 	int running;
+	cb_chk *chk[CB_MAX_THREADS]; /* per consumer, --check only */
+	/* Per producer, over all drains: elements and sum of sequences. */
+	uint64_t dcnt[CB_MAX_THREADS], dsum[CB_MAX_THREADS];
 	double *polls_made, *offers_made, *offers_failed, *polls_failed;
 	unsigned char *disturbed;
-	unsigned overruns, violations, ndisturbed;
+	unsigned overruns, violations, ndisturbed, starved;
+	uint64_t reorders; /* out of order, for a weak_order adapter */
+	uint64_t stray;    /* consumers' strays seen so far */
 	int pinned;
 } tpt_trial;
 
-static void violation(tpt_trial *t, size_t cap, const char *what,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void violation(tpt_trial *t, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void violation(tpt_trial *t, size_t cap, const char *what,
-		      const char *fmt, ...)
+static void violation(tpt_trial *t, const char *what, const char *fmt, ...)
 {
 	va_list ap;
 	if (++t->violations > 10) {
 		if (t->violations == 11)
-			fprintf(stderr, "conq-bench: %s qCapacity=%zu: further "
-					"violations counted, not shown\n",
-				t->a->name, cap);
+			fprintf(stderr,
+				"conq-bench: %s -tg %u,%u qCapacity=%zu: further "
+				"violations counted, not shown\n",
+				t->a->name, t->np, t->nc, t->cap);
 		return;
 	}
-	fprintf(stderr, "conq-bench: INVARIANT VIOLATED: %s qCapacity=%zu %s: ",
-		t->a->name, cap, what);
+	fprintf(stderr,
+		"conq-bench: INVARIANT VIOLATED: %s -tg %u,%u qCapacity=%zu %s: ",
+		t->a->name, t->np, t->nc, t->cap, what);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
 
-/* Single-threaded: take everything out, checking it continues *seq. */
-static uint64_t drain(tpt_trial *t, uint64_t *seq, uint64_t *errors)
+/* Sum of 1..n mod 2^64. */
+static uint64_t tri(uint64_t n)
+{
+	return n % 2 == 0 ? (n / 2) * (n + 1) : n * ((n + 1) / 2);
+}
+
+/* Fill until offer fails, which must happen at the capacity, then drain
+ * (in order) until empty. Producer 0's sequence 1..n; the producers start
+ * from 1 afterwards anyway (the queue is empty again). */
+static void prime(tpt_trial *t)
 {
 	const cb_adapter *a = t->a;
+	uint64_t n = 0;
+	while (n <= t->usable && a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
+		n++;
+	if (n != t->usable)
+		violation(t, "prime",
+			  "offer succeeded %" PRIu64 " times on an empty queue "
+			  "of capacity %zu",
+			  n, t->usable);
+	if (a->flush != NULL)
+		a->flush(t->q);
+	uint64_t got = 0, errors = 0;
+	void *e;
+	while (got <= t->usable && (e = a->poll(t->q)) != NULL) {
+		errors += (uintptr_t)e != cb_elem_bits(0, got + 1);
+		got++;
+	}
+	if (a->flush != NULL)
+		a->flush(t->q);
+	if (got != n || errors != 0)
+		violation(t, "prime",
+			  "drained %" PRIu64 " of %" PRIu64 " (%" PRIu64
+			  " out of order)",
+			  got, n, errors);
+}
+
+/* Single-threaded, after an iteration: take everything out. Each producer's
+ * drained elements must be consecutive and end with the last it offered. */
+static uint64_t drain(tpt_trial *t, uint64_t *errors, uint64_t *stray)
+{
+	const cb_adapter *a = t->a;
+	uint64_t last[CB_MAX_THREADS], dn[CB_MAX_THREADS];
+	memset(last, 0, sizeof last);
+	memset(dn, 0, sizeof dn);
 	if (a->flush != NULL)
 		a->flush(t->q);
 	uint64_t n = 0;
 	void *e;
 	while (n <= t->usable && (e = a->poll(t->q)) != NULL) {
-		*errors += (uint64_t)((uintptr_t)e != *seq);
-		(*seq)++;
 		n++;
+		unsigned pid = cb_elem_pid(e);
+		uint64_t s = cb_elem_seq(e);
+		if (pid >= t->np) {
+			(*stray)++;
+			continue;
+		}
+		*errors += dn[pid] > 0 && s != last[pid] + 1;
+		last[pid] = s;
+		dn[pid]++;
+		t->dcnt[pid]++;
+		t->dsum[pid] += s;
 	}
 	if (a->flush != NULL)
 		a->flush(t->q);
+	for (unsigned p = 0; p < t->np; p++) {
+		if (dn[p] == 0)
+			continue;
+		*errors += last[p] != t->g.w[p].seq - 1;
+		/* --check: the consumers' next elements of p come after. */
+		for (unsigned c = 0; c < t->nc; c++)
+			if (t->chk[c] != NULL)
+				t->chk[c]->last[p] = last[p];
+	}
 	return n;
 }
 
-/* Fill until offer fails, which must happen at the capacity, then drain. */
-static uint64_t prime(tpt_trial *t, size_t cap)
+static void check_iteration(tpt_trial *t, const cb_options *o, bool oversub,
+			    uint64_t drained, uint64_t drain_errors,
+			    uint64_t drain_stray)
 {
-	uint64_t seq = 1, n = 0, errors = 0;
-	while (n <= t->usable && t->a->offer(t->q, cb_elem(seq))) {
-		seq++;
-		n++;
+	const cb_worker *w = t->g.w;
+	uint64_t pmade = 0, offered = 0, cmade = 0, cextra = 0, polled = 0;
+	uint64_t seq_errors = 0;
+	unsigned idle = 0;
+	for (unsigned k = 0; k < t->np; k++) {
+		pmade += w[k].made;
+		offered += w[k].made + w[k].extra;
+		idle += w[k].made == 0;
 	}
-	if (n != t->usable)
-		violation(t, cap, "prime",
-			  "offer succeeded %" PRIu64 " times on an empty queue "
-			  "of capacity %zu",
-			  n, t->usable);
-	uint64_t expect = 1;
-	uint64_t got = drain(t, &expect, &errors);
-	if (got != n || errors != 0)
-		violation(t, cap, "prime",
-			  "drained %" PRIu64 " of %" PRIu64 " (%" PRIu64
-			  " out of order)",
-			  got, n, errors);
-	return seq;
-}
-
-static void check_iteration(tpt_trial *t, size_t cap, const cb_options *o,
-			    const cb_worker *p, const cb_worker *c,
-			    uint64_t drained, uint64_t drain_errors)
-{
-	uint64_t offered = p->made + p->extra, polled = c->made + c->extra;
+	for (unsigned k = t->np; k < t->np + t->nc; k++) {
+		cmade += w[k].made;
+		cextra += w[k].extra;
+		polled += w[k].made + w[k].extra;
+		seq_errors += w[k].seq_errors;
+		idle += w[k].made == 0;
+	}
 	if (polled > offered || offered - polled != drained)
-		violation(t, cap, "conservation",
+		violation(t, "conservation",
 			  "offered %" PRIu64 " - polled %" PRIu64
 			  " != drained %" PRIu64,
 			  offered, polled, drained);
 	if (drained > t->usable)
-		violation(t, cap, "capacity",
+		violation(t, "capacity",
 			  "drained %" PRIu64 " > capacity %zu", drained,
 			  t->usable);
-	if (p->made > c->made && p->made - c->made > t->usable + c->extra)
-		violation(t, cap, "window",
+	if (pmade > cmade && pmade - cmade > t->usable + cextra)
+		violation(t, "window",
 			  "offersMade %" PRIu64 " - pollsMade %" PRIu64
 			  " > capacity %zu + uncounted polls %" PRIu64,
-			  p->made, c->made, t->usable, c->extra);
-	if (drain_errors != 0 || c->seq_errors != 0)
-		violation(t, cap, "FIFO",
+			  pmade, cmade, t->usable, cextra);
+	/* Elements of no producer: the polled ones are in seq_errors too. */
+	uint64_t stray = 0;
+	for (unsigned c = 0; o->check && c < t->nc; c++)
+		stray += t->chk[c]->stray;
+	if (drain_stray != 0 || stray != t->stray)
+		violation(t, "stray",
+			  "%" PRIu64 " polled and %" PRIu64
+			  " drained elements of no producer",
+			  stray - t->stray, drain_stray);
+	seq_errors -= stray - t->stray;
+	t->stray = stray;
+	if (t->a->weak_order != NULL)
+		t->reorders += seq_errors + drain_errors;
+	else if (drain_errors != 0 || seq_errors != 0)
+		violation(t, "FIFO",
 			  "%" PRIu64 " polled and %" PRIu64
 			  " drained elements out of sequence",
-			  c->seq_errors, drain_errors);
-	if (o->check && (p->made == 0 || c->made == 0))
-		violation(t, cap, "progress",
-			  "offersMade %" PRIu64 ", pollsMade %" PRIu64, p->made,
-			  c->made);
+			  seq_errors, drain_errors);
+	if (!o->check)
+		return;
+	/* Exactly once: what the consumers and the drains took of each
+	 * producer is its whole sequence so far. */
+	for (unsigned p = 0; p < t->np; p++) {
+		uint64_t cnt = t->dcnt[p], sum = t->dsum[p];
+		for (unsigned c = 0; c < t->nc; c++) {
+			cnt += t->chk[c]->cnt[p];
+			sum += t->chk[c]->sum[p];
+		}
+		uint64_t n = w[p].seq - 1;
+		if (cnt != n || sum != tri(n))
+			violation(t, "exactly-once",
+				  "producer %u offered %" PRIu64
+				  " elements, %" PRIu64
+				  " taken (sums of sequences %s)",
+				  p, n, cnt, sum == tri(n) ? "equal" : "differ");
+	}
+	if (pmade == 0 || cmade == 0)
+		violation(t, "progress",
+			  "offersMade %" PRIu64 ", pollsMade %" PRIu64, pmade,
+			  cmade);
+	/* A thread that made nothing in its window while having its own CPU
+	 * is worth a note (not a violation: an unfair queue may do that). */
+	if (idle && !oversub)
+		t->starved++;
 }
 
 static const char *fmt_clock(double s, char *buf, size_t n)
 {
-	unsigned t = s > 359999 ? 359999u : (unsigned)(s + 0.5);
-	snprintf(buf, n, "%02u:%02u", t / 60, t % 60);
+	unsigned v = s > 359999 ? 359999u : (unsigned)(s + 0.5);
+	snprintf(buf, n, "%02u:%02u", v / 60, v % 60);
 	return buf;
 }
 
@@ -164,6 +272,10 @@ static void trial_stop(tpt_trial *t)
 	if (t->q != NULL)
 		t->a->destroy(t->q);
 	t->q = NULL;
+	for (unsigned c = 0; c < CB_MAX_THREADS; c++) {
+		cb_free_aligned(t->chk[c]);
+		t->chk[c] = NULL;
+	}
 	free(t->polls_made);
 	free(t->offers_made);
 	free(t->offers_failed);
@@ -179,48 +291,70 @@ static void add_series(cb_series *s, const char *label, double *v, size_t n)
 	s->n = n;
 }
 
-static int run_capacity(const cb_workload *wl, const cb_options *o,
-			const cb_env *env, cb_results *rs,
-			const cb_adapter **ads, size_t na, size_t cap,
-			size_t *done_iters, size_t total_iters, uint64_t t_begin)
+typedef struct tpt_progress {
+	size_t done, total;
+	uint64_t t_begin;
+} tpt_progress;
+
+static int run_trials(const cb_workload *wl, const cb_options *o,
+		      const cb_env *env, cb_results *rs,
+		      const cb_adapter **ads, size_t na,
+		      const cb_adapter **skipped, size_t nskipped, size_t cap,
+		      unsigned np, unsigned nc, tpt_progress *pr)
 {
-	tpt_trial t[TPT_MAX_QUEUES];
-	memset(t, 0, sizeof t);
-	int cpus[TPT_THREADS];
+	tpt_trial *t = (tpt_trial *)calloc(na, sizeof *t);
+	if (t == NULL) {
+		fprintf(stderr, "conq-bench: out of memory\n");
+		return 1;
+	}
+	const unsigned n = np + nc;
+	int cpus[CB_MAX_THREADS];
 	bool yield;
-	char aff[160];
-	cb_plan_affinity(o, env, TPT_THREADS, cpus, &yield, aff, sizeof aff);
+	unsigned ncpus;
+	char aff[200];
+	cb_plan_affinity(o, env, n, cpus, &yield, &ncpus, aff, sizeof aff);
 	rs->oversubscribed |= yield;
 	size_t ni = (size_t)o->i;
 	int rc = 0;
 
 	for (size_t j = 0; j < na; j++) {
-		t[j].a = ads[j];
-		t[j].q = ads[j]->create(cap, &t[j].usable);
-		if (t[j].q == NULL) {
+		tpt_trial *tr = &t[j];
+		tr->a = ads[j];
+		tr->cap = cap;
+		tr->np = np;
+		tr->nc = nc;
+		tr->q = ads[j]->create(cap, &tr->usable);
+		if (tr->q == NULL) {
 			fprintf(stderr, "conq-bench: %s: create(%zu) failed\n",
 				ads[j]->name, cap);
 			rc = 1;
 			goto out;
 		}
-		uint64_t seq = prime(&t[j], cap);
-		t[j].polls_made = (double *)calloc(ni, sizeof(double));
-		t[j].offers_made = (double *)calloc(ni, sizeof(double));
-		t[j].offers_failed = (double *)calloc(ni, sizeof(double));
-		t[j].polls_failed = (double *)calloc(ni, sizeof(double));
-		t[j].disturbed = (unsigned char *)calloc(ni, 1);
-		if (!t[j].polls_made || !t[j].offers_made ||
-		    !t[j].offers_failed || !t[j].polls_failed ||
-		    !t[j].disturbed) {
+		prime(tr);
+		tr->polls_made = (double *)calloc(ni, sizeof(double));
+		tr->offers_made = (double *)calloc(ni, sizeof(double));
+		tr->offers_failed = (double *)calloc(ni, sizeof(double));
+		tr->polls_failed = (double *)calloc(ni, sizeof(double));
+		tr->disturbed = (unsigned char *)calloc(ni, 1);
+		int oom = !tr->polls_made || !tr->offers_made ||
+			  !tr->offers_failed || !tr->polls_failed ||
+			  !tr->disturbed;
+		for (unsigned c = 0; o->check && c < nc; c++) {
+			tr->chk[c] = (cb_chk *)cb_alloc_aligned(sizeof(cb_chk));
+			oom |= tr->chk[c] == NULL;
+		}
+		if (oom) {
 			fprintf(stderr, "conq-bench: out of memory\n");
 			rc = 1;
 			goto out;
 		}
 		const cb_loops *l = ads[j]->loops;
-		cb_role_fn roles[TPT_THREADS] = {
-			l->tpt_offer, o->check ? l->tpt_poll_checked : l->tpt_poll};
-		int err = cb_group_start(&t[j].g, TPT_THREADS, roles, cpus,
-					 t[j].q, yield);
+		cb_role_fn roles[CB_MAX_THREADS];
+		for (unsigned k = 0; k < n; k++)
+			roles[k] = k < np ? l->tpt_offer
+				   : o->check ? l->tpt_poll_checked
+					      : l->tpt_poll;
+		int err = cb_group_start(&tr->g, n, roles, cpus, tr->q, yield);
 		if (err != 0) {
 			fprintf(stderr, "conq-bench: %s: cannot start threads: "
 					"%s\n",
@@ -228,32 +362,57 @@ static int run_capacity(const cb_workload *wl, const cb_options *o,
 			rc = 1;
 			goto out;
 		}
-		t[j].running = 1;
+		tr->running = 1;
 		/* Read by the roles after the next wake-up (mutex). */
-		t[j].g.w[0].seq = seq;
-		t[j].g.w[1].seq = seq;
-		t[j].pinned = 1;
-		for (unsigned k = 0; k < TPT_THREADS; k++)
-			if (cpus[k] >= 0 && !t[j].g.w[k].pinned)
-				t[j].pinned = 0;
+		tr->g.ctl->nproducers = np;
+		tr->g.ctl->exact = nc == 1;
+		for (unsigned k = 0; k < n; k++) {
+			cb_worker *w = &tr->g.w[k];
+			w->pid = k < np ? k : k - np;
+			w->seq = 1;
+			w->chk = k < np ? NULL : tr->chk[k - np];
+		}
+		tr->pinned = 1;
+		for (unsigned k = 0; k < n; k++)
+			if (cpus[k] >= 0 && !tr->g.w[k].pinned)
+				tr->pinned = 0;
 	}
 
 	/* The trial header, JMH-like. */
 	char w[32], r[32];
-	printf("# Benchmark: %s.%s  mode %s (%s), Score = %s\n", wl->name,
-	       wl->group, wl->mode, wl->unit, wl->headline);
-	printf("# Threads: %d (1 group; 1x \"%s\", 1x \"%s\"), synchronized "
-	       "iterations; affinity: %s",
-	       TPT_THREADS, role_names[0], role_names[1], aff);
+	printf("\n# Benchmark: %s.%s  mode %s (%s), Score = %s (sum over the "
+	       "%u consumer%s of each one's polls / its own time)\n",
+	       wl->name, wl->group, wl->mode, wl->unit, wl->headline, nc,
+	       nc == 1 ? "" : "s");
+	printf("# Threads: %u (1 group, -tg %u,%u: %ux \"offer\", %ux \"poll\"), "
+	       "synchronized iterations; affinity: %s",
+	       n, np, nc, np, nc, aff);
 	if (cpus[0] >= 0) {
 		int all = 1;
 		for (size_t j = 0; j < na; j++)
 			all &= t[j].pinned;
-		printf(", %s->cpu%d %s->cpu%d (%s)", role_names[0], cpus[0],
-		       role_names[1], cpus[1],
-		       all ? "pinned" : "PINNING FAILED");
+		printf(";");
+		for (unsigned k = 0; k < n; k++)
+			printf(" %s#%u->cpu%d", k < np ? "offer" : "poll",
+			       k < np ? k : k - np, cpus[k]);
+		printf(" (%s)", all ? "pinned" : "PINNING FAILED");
 	}
-	printf("\n# Warmup: %d iteration%s, %s each; Measurement: %d "
+	printf("\n");
+	if (yield)
+		printf("# WARNING: %u threads on %u CPU%s: OVERSUBSCRIBED. Every "
+		       "failed offer/poll calls sched_yield() after %u "
+		       "consecutive failures (every queue alike); the scores "
+		       "measure the scheduler as much as the queues.\n",
+		       n, ncpus, ncpus == 1 ? "" : "s", CB_YIELD_EVERY);
+	if (nskipped > 0) {
+		printf("# Not run at -tg %u,%u (contract does not allow it):", np,
+		       nc);
+		for (size_t j = 0; j < nskipped; j++)
+			printf("%s %s (%s)", j ? "," : "", skipped[j]->name,
+			       cb_contract_name(skipped[j]->contract));
+		printf("\n");
+	}
+	printf("# Warmup: %d iteration%s, %s each; Measurement: %d "
 	       "iteration%s, %s each; queues interleaved iteration by "
 	       "iteration%s\n",
 	       o->wi, o->wi == 1 ? "" : "s", cb_fmt_time(o->w_ns, w, sizeof w),
@@ -262,8 +421,8 @@ static int run_capacity(const cb_workload *wl, const cb_options *o,
 	       o->rotate && na > 1 ? " (order rotated each round)" : "");
 	printf("# Parameters: qCapacity = %zu; qType =", cap);
 	for (size_t j = 0; j < na; j++)
-		printf("%s %s (holds %zu)", j ? "," : "", t[j].a->name,
-		       t[j].usable);
+		printf("%s %s (%s, holds %zu)", j ? "," : "", t[j].a->name,
+		       cb_contract_name(t[j].a->contract), t[j].usable);
 	printf("\n");
 	fflush(stdout);
 
@@ -276,58 +435,67 @@ static int run_capacity(const cb_workload *wl, const cb_options *o,
 			tpt_trial *tr = &t[j];
 			if (cb_group_iterate(&tr->g, ns, o->timeout_ns) != 0) {
 				fprintf(stderr,
-					"conq-bench: %s: iteration %zu timed "
-					"out (a worker is stuck); giving up\n",
-					tr->a->name, k + 1);
+					"conq-bench: %s -tg %u,%u: iteration %zu "
+					"timed out (a worker is stuck); giving "
+					"up\n",
+					tr->a->name, np, nc, k + 1);
 				fflush(NULL);
 				_Exit(3);
 			}
-			cb_worker *p = &tr->g.w[0], *c = &tr->g.w[1];
-			uint64_t np = p->t_stop - p->t_start;
-			uint64_t nc = c->t_stop - c->t_start;
-			double up = (double)(np ? np : 1) / 1e3;
-			double uc = (double)(nc ? nc : 1) / 1e3;
-			double om = (double)p->made / up;
-			double of = (double)p->failed / up;
-			double pm = (double)c->made / uc;
-			double pf = (double)c->failed / uc;
-			uint64_t derr = 0;
-			uint64_t drained = drain(tr, &c->seq, &derr);
-			check_iteration(tr, cap, o, p, c, drained, derr);
+			/* JMH's aggregation: the sum of each thread's rate. */
+			double om = 0, of = 0, pm = 0, pf = 0, share = 0;
+			double min_share = 1;
+			int over = 0;
+			for (unsigned x = 0; x < n; x++) {
+				const cb_worker *wk = &tr->g.w[x];
+				uint64_t el = wk->t_stop - wk->t_start;
+				double us = (double)(el ? el : 1) / 1e3;
+				if (x < np) {
+					om += (double)wk->made / us;
+					of += (double)wk->failed / us;
+				} else {
+					pm += (double)wk->made / us;
+					pf += (double)wk->failed / us;
+				}
+				share += wk->cpu_share;
+				if (wk->cpu_share < min_share)
+					min_share = wk->cpu_share;
+				over |= (double)el > 1.1 * (double)ns;
+			}
+			uint64_t derr = 0, dstray = 0;
+			uint64_t drained = drain(tr, &derr, &dstray);
+			check_iteration(tr, o, yield, drained, derr, dstray);
 			/* Not the context switches alone: our own control
-			 * thread's wake-ups preempt a worker for microseconds. */
-			int dist = p->cpu_share < CB_MIN_CPU_SHARE ||
-				   c->cpu_share < CB_MIN_CPU_SHARE;
+			 * thread's wake-ups preempt a worker for microseconds.
+			 * Oversubscribed, the threads share the CPUs by
+			 * design: then it is their total that counts. */
+			double cpu = yield ? share / (double)ncpus : min_share;
+			int dist = cpu < CB_MIN_CPU_SHARE;
 			if (measured) {
-				tr->disturbed[k - (size_t)o->wi] =
-					(unsigned char)dist;
-				tr->ndisturbed += (unsigned)dist;
 				size_t m = k - (size_t)o->wi;
+				tr->disturbed[m] = (unsigned char)dist;
+				tr->ndisturbed += (unsigned)dist;
 				tr->polls_made[m] = pm;
 				tr->offers_made[m] = om;
 				tr->offers_failed[m] = of;
 				tr->polls_failed[m] = pf;
-				if ((double)np > 1.1 * (double)ns ||
-				    (double)nc > 1.1 * (double)ns)
-					tr->overruns++;
+				tr->overruns += (unsigned)over;
 			}
-			(*done_iters)++;
-			double el = (double)(cb_now_ns() - t_begin) / 1e9;
-			double eta = el / (double)*done_iters *
-				     (double)(total_iters - *done_iters);
-			char b1[32], b2[32];
+			pr->done++;
+			double el = (double)(cb_now_ns() - pr->t_begin) / 1e9;
+			double eta = el / (double)pr->done *
+				     (double)(pr->total - pr->done);
+			char b1[32], b2[32], tg[24];
+			snprintf(tg, sizeof tg, "%u,%u", np, nc);
 			fprintf(stderr,
-				"# [%4zu/%zu] %s %3zu/%zu  %-16s pollsMade "
-				"%9.3f  offersMade %9.3f ops/us  cpu %3.0f%%  (%s "
-				"elapsed, ETA %s)%s\n",
-				*done_iters, total_iters,
+				"# [%4zu/%zu] %s %3zu/%zu  -tg %-5s %-22s "
+				"pollsMade %9.3f  offersMade %9.3f ops/us  cpu "
+				"%3.0f%%  (%s elapsed, ETA %s)%s\n",
+				pr->done, pr->total,
 				measured ? "measure" : "warmup ",
 				measured ? k - (size_t)o->wi + 1 : k + 1,
-				measured ? ni : (size_t)o->wi, tr->a->name, pm,
-				om,
-				100 * (p->cpu_share < c->cpu_share ? p->cpu_share
-								   : c->cpu_share),
-				fmt_clock(el, b1, sizeof b1),
+				measured ? ni : (size_t)o->wi, tg, tr->a->name,
+				pm, om, 100 * cpu, fmt_clock(el, b1, sizeof b1),
 				fmt_clock(eta, b2, sizeof b2),
 				dist ? "  [disturbed]" : "");
 		}
@@ -344,10 +512,11 @@ static int run_capacity(const cb_workload *wl, const cb_options *o,
 		res->adapter = t[j].a;
 		res->capacity = cap;
 		res->capacity_actual = t[j].usable;
-		add_series(&res->primary, "pollsMade", t[j].polls_made,
+		res->producers = np;
+		res->consumers = nc;
+		add_series(&res->primary, "pollsMade", t[j].polls_made, ni);
+		add_series(&res->secondary[0], "offersMade", t[j].offers_made,
 			   ni);
-		add_series(&res->secondary[0], "offersMade",
-			   t[j].offers_made, ni);
 		add_series(&res->secondary[1], "offersFailed",
 			   t[j].offers_failed, ni);
 		add_series(&res->secondary[2], "pollsFailed",
@@ -356,8 +525,11 @@ static int run_capacity(const cb_workload *wl, const cb_options *o,
 		res->overruns = t[j].overruns;
 		res->disturbed = t[j].disturbed;
 		res->ndisturbed = t[j].ndisturbed;
+		res->starved = t[j].starved;
+		res->reorders = t[j].reorders;
 		res->violations = t[j].violations;
 		res->pinned = t[j].pinned;
+		res->oversubscribed = yield;
 		rs->violations += t[j].violations;
 		/* Ownership moved to the result. */
 		t[j].polls_made = t[j].offers_made = NULL;
@@ -371,32 +543,54 @@ out:
 		if (t[j].a != NULL)
 			trial_stop(&t[j]);
 	}
+	free(t);
 	return rc;
 }
 
 static int tpt_run(const cb_workload *wl, const cb_options *o,
 		   const cb_env *env, cb_results *rs)
 {
-	const cb_adapter *ads[TPT_MAX_QUEUES];
-	int na = cb_select_adapters(o, wl->contracts, ads, TPT_MAX_QUEUES);
-	if (na < 0)
-		return 2;
-	if (na == 0) {
-		fprintf(stderr, "conq-bench: %s: no selected queue supports "
-				"SPSC\n",
-			wl->name);
-		return 2;
+	const cb_adapter *ads[TPT_MAX_QUEUES], *skipped[TPT_MAX_QUEUES];
+	size_t nskipped;
+	tpt_progress pr = {0, 0, cb_now_ns()};
+	size_t ran = 0;
+	for (size_t s = 0; s < o->ntg; s++) {
+		int na = cb_select_adapters(o, o->tg_p[s], o->tg_c[s], ads,
+					    TPT_MAX_QUEUES, skipped,
+					    &nskipped);
+		if (na < 0)
+			return 2;
+		pr.total += o->ncapacity * (size_t)na *
+			    ((size_t)o->wi + (size_t)o->i);
 	}
-	size_t total = o->ncapacity * (size_t)na * ((size_t)o->wi + (size_t)o->i);
-	size_t done = 0;
-	uint64_t t0 = cb_now_ns();
-	for (size_t c = 0; c < o->ncapacity; c++) {
-		int rc = run_capacity(wl, o, env, rs, ads, (size_t)na,
-				      o->capacity[c], &done, total, t0);
-		if (rc != 0)
-			return rc;
+	for (size_t s = 0; s < o->ntg; s++) {
+		unsigned np = o->tg_p[s], nc = o->tg_c[s];
+		int na = cb_select_adapters(o, np, nc, ads, TPT_MAX_QUEUES,
+					    skipped, &nskipped);
+		if (na <= 0) {
+			fprintf(stderr,
+				"conq-bench: %s: no selected queue serves -tg "
+				"%u,%u (%u producer%s, %u consumer%s)",
+				wl->name, np, nc, np, np == 1 ? "" : "s", nc,
+				nc == 1 ? "" : "s");
+			for (size_t j = 0; j < nskipped; j++)
+				fprintf(stderr, "%s %s (%s)",
+					j ? "," : "; not allowed by its contract:",
+					skipped[j]->name,
+					cb_contract_name(skipped[j]->contract));
+			fputc('\n', stderr);
+			continue;
+		}
+		ran++;
+		for (size_t c = 0; c < o->ncapacity; c++) {
+			int rc = run_trials(wl, o, env, rs, ads, (size_t)na,
+					    skipped, nskipped, o->capacity[c],
+					    np, nc, &pr);
+			if (rc != 0)
+				return rc;
+		}
 	}
-	return 0;
+	return ran ? 0 : 2;
 }
 
 const cb_workload cb_wl_throughput = {
@@ -406,8 +600,7 @@ const cb_workload cb_wl_throughput = {
 	.unit = "ops/us",
 	.roles = "offer,poll",
 	.headline = "pollsMade",
-	.desc = "1 producer spins on offer, 1 consumer spins on poll "
-		"(JCTools' QueueThroughputBackoffNone, -tg 1,1)",
-	.contracts = CB_SPSC | CB_MPSC | CB_SPMC | CB_MPMC,
+	.desc = "P producers spin on offer, C consumers spin on poll "
+		"(JCTools' QueueThroughputBackoffNone, -tg P,C)",
 	.run = tpt_run,
 };

@@ -27,6 +27,7 @@ typedef struct cb_result {
 	const char *mode;      /* "thrpt" */
 	const cb_adapter *adapter;
 	size_t capacity;        /* qCapacity as requested */
+	unsigned producers, consumers; /* -tg P,C */
 	size_t capacity_actual; /* what the queue holds */
 	cb_series primary;      /* the headline (Score) */
 	cb_series secondary[CB_MAX_SECONDARY];
@@ -37,7 +38,12 @@ typedef struct cb_result {
 	unsigned char *disturbed;
 	unsigned ndisturbed;
 	unsigned violations;
+	uint64_t reorders; /* elements out of per-producer order, for an
+			      adapter with weak_order (else: violations) */
+	unsigned starved; /* --check: iterations in which a thread with a CPU
+			     of its own made no operation */
 	int pinned; /* every worker pinned as planned */
+	int oversubscribed; /* more threads than CPUs (failed ops yield) */
 } cb_result;
 
 typedef struct cb_results {
@@ -59,7 +65,6 @@ struct cb_workload {
 	const char *roles;   /* "offer,poll" */
 	const char *headline; /* the Score metric: "pollsMade" */
 	const char *desc;
-	unsigned contracts; /* adapters it can run */
 	int (*run)(const cb_workload *wl, const cb_options *o,
 		   const cb_env *env, cb_results *rs);
 };
@@ -67,15 +72,25 @@ struct cb_workload {
 extern const cb_workload *const cb_workloads[];
 extern const size_t cb_nworkloads;
 
-/* The adapters selected by -p qType (all when none given) that support one
- * of `contracts`; at most `max`. Returns how many, or -1 after printing an
- * error (a pattern matching nothing). */
-int cb_select_adapters(const cb_options *o, unsigned contracts,
-		       const cb_adapter **out, size_t max);
+/* Check that every -p qType pattern matches a compiled-in adapter; 0, or -1
+ * after printing an error. */
+int cb_check_qtypes(const cb_options *o);
 
-/* The CPUs for `n` threads under o's --affinity; sets *yield when the
- * threads outnumber the allowed CPUs; fills desc. */
+/* The adapters to run with p producers and c consumers: those selected by
+ * -p qType (in its order) whose contract allows p,c, or without qType as
+ * o->sel says (cli.h); at most `max`. The qType matches whose contract does
+ * not allow p,c go to skipped[] (at most `max`, *nskipped). Returns how
+ * many, or -1 after printing an error. */
+int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
+		       const cb_adapter **out, size_t max,
+		       const cb_adapter **skipped, size_t *nskipped);
+
+/* The CPUs for `n` threads under o's --affinity (auto: round-robin over the
+ * allowed CPUs, thread k on the (k mod allowed)-th); *yield: more threads
+ * than CPUs (or two on one CPU); *ncpus: how many CPUs they run on; fills
+ * desc. */
 void cb_plan_affinity(const cb_options *o, const cb_env *env, unsigned n,
-		      int *cpus, bool *yield, char *desc, size_t desc_len);
+		      int *cpus, bool *yield, unsigned *ncpus, char *desc,
+		      size_t desc_len);
 
 #endif /* CB_WORKLOAD_H */

@@ -41,32 +41,12 @@ void cb_results_free(cb_results *rs)
 	memset(rs, 0, sizeof *rs);
 }
 
-int cb_select_adapters(const cb_options *o, unsigned contracts,
-		       const cb_adapter **out, size_t max)
+int cb_check_qtypes(const cb_options *o)
 {
-	size_t n = 0;
-	if (o->nqtype == 0) {
-		for (size_t k = 0; k < cb_nadapters && n < max; k++)
-			if (cb_adapters[k]->contracts & contracts)
-				out[n++] = cb_adapters[k];
-		return (int)n;
-	}
-	/* In the order given; each adapter once. */
 	for (size_t p = 0; p < o->nqtype; p++) {
 		int hit = 0;
-		for (size_t k = 0; k < cb_nadapters; k++) {
-			const cb_adapter *a = cb_adapters[k];
-			if (fnmatch(o->qtype[p], a->name, 0) != 0)
-				continue;
-			hit = 1;
-			if (!(a->contracts & contracts))
-				continue;
-			int dup = 0;
-			for (size_t j = 0; j < n; j++)
-				dup |= out[j] == a;
-			if (!dup && n < max)
-				out[n++] = a;
-		}
+		for (size_t k = 0; k < cb_nadapters; k++)
+			hit |= fnmatch(o->qtype[p], cb_adapters[k]->name, 0) == 0;
 		if (!hit) {
 			fprintf(stderr,
 				"conq-bench: qType '%s' matches no compiled-in "
@@ -75,13 +55,61 @@ int cb_select_adapters(const cb_options *o, unsigned contracts,
 			return -1;
 		}
 	}
+	return 0;
+}
+
+static int listed(const cb_adapter *const *v, size_t n, const cb_adapter *a)
+{
+	for (size_t j = 0; j < n; j++)
+		if (v[j] == a)
+			return 1;
+	return 0;
+}
+
+int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
+		       const cb_adapter **out, size_t max,
+		       const cb_adapter **skipped, size_t *nskipped)
+{
+	size_t n = 0;
+	*nskipped = 0;
+	if (o->nqtype == 0) {
+		unsigned sel = o->sel ? o->sel : cb_contract_of_shape(p, c);
+		for (size_t k = 0; k < cb_nadapters && n < max; k++) {
+			const cb_adapter *a = cb_adapters[k];
+			if ((a->contract & sel) &&
+			    cb_contract_allows(a->contract, p, c))
+				out[n++] = a;
+		}
+		return (int)n;
+	}
+	if (cb_check_qtypes(o) != 0)
+		return -1;
+	/* In the order given; each adapter once. */
+	for (size_t q = 0; q < o->nqtype; q++) {
+		for (size_t k = 0; k < cb_nadapters; k++) {
+			const cb_adapter *a = cb_adapters[k];
+			if (fnmatch(o->qtype[q], a->name, 0) != 0)
+				continue;
+			if (!cb_contract_allows(a->contract, p, c)) {
+				if (!listed(skipped, *nskipped, a) &&
+				    *nskipped < max)
+					skipped[(*nskipped)++] = a;
+				continue;
+			}
+			if (!listed(out, n, a) && n < max)
+				out[n++] = a;
+		}
+	}
 	return (int)n;
 }
 
 void cb_plan_affinity(const cb_options *o, const cb_env *env, unsigned n,
-		      int *cpus, bool *yield, char *desc, size_t desc_len)
+		      int *cpus, bool *yield, unsigned *ncpus, char *desc,
+		      size_t desc_len)
 {
-	*yield = (unsigned)env->allowed < n;
+	unsigned allowed = env->allowed > 0 ? (unsigned)env->allowed : 1u;
+	*yield = allowed < n;
+	*ncpus = n < allowed ? n : allowed;
 	for (unsigned k = 0; k < n; k++)
 		cpus[k] = -1;
 	if (o->affinity == CB_AFF_NONE) {
@@ -91,26 +119,28 @@ void cb_plan_affinity(const cb_options *o, const cb_env *env, unsigned n,
 		return;
 	}
 	if (o->affinity == CB_AFF_LIST) {
-		for (unsigned k = 0; k < n; k++)
+		unsigned distinct = 0;
+		for (unsigned k = 0; k < n; k++) {
 			cpus[k] = o->cpus[k % o->ncpus];
-		int distinct = 1;
-		for (unsigned k = 0; k < n; k++)
+			int seen = 0;
 			for (unsigned j = 0; j < k; j++)
-				if (cpus[j] == cpus[k])
-					distinct = 0;
-		*yield = !distinct;
+				seen |= cpus[j] == cpus[k];
+			distinct += !seen;
+		}
+		*yield = distinct < n;
+		*ncpus = distinct;
 		snprintf(desc, desc_len, "pinned as asked (--affinity)%s",
-			 distinct ? "" : "; OVERSUBSCRIBED: threads share a CPU");
-		return;
-	}
-	if ((unsigned)env->allowed < n) {
-		snprintf(desc, desc_len,
-			 "not pinned: OVERSUBSCRIBED, %u threads but %d CPU%s "
-			 "allowed (failed ops yield)",
-			 n, env->allowed, env->allowed == 1 ? "" : "s");
+			 *yield ? "; OVERSUBSCRIBED: threads share a CPU" : "");
 		return;
 	}
 	for (unsigned k = 0; k < n; k++)
-		cpus[k] = env->allowed_list[k];
-	snprintf(desc, desc_len, "one thread per CPU");
+		cpus[k] = env->allowed_list[k % allowed];
+	if (*yield)
+		snprintf(desc, desc_len,
+			 "round-robin over the %u allowed CPU%s; "
+			 "OVERSUBSCRIBED: %u threads on %u CPU%s",
+			 allowed, allowed == 1 ? "" : "s", n, allowed,
+			 allowed == 1 ? "" : "s");
+	else
+		snprintf(desc, desc_len, "one thread per CPU");
 }

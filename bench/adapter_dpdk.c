@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * DPDK's rte_ring (DPDK >= 20.02 for RTS/HTS), on caller memory: the ring is
+ * sized with rte_ring_get_memsize() and set up with rte_ring_init() in a
+ * CB_PAD-aligned block of ours. Neither needs the EAL: rte_eal_init() is
+ * never called (no hugepages, no lcores, no memzones); the enqueue/dequeue
+ * functions are inline and use only the ring's own memory.
+ *
+ * One adapter per synchronisation mode, each calling the explicit single-
+ * element variant (not the flag-dispatching rte_ring_enqueue), with the
+ * matching RING_F_* flags set at init as well:
+ *
+ *   dpdk:rte_ring_spsc      rte_ring_sp_enqueue / rte_ring_sc_dequeue
+ *   dpdk:rte_ring_mpsc      rte_ring_mp_enqueue / rte_ring_sc_dequeue
+ *   dpdk:rte_ring_spmc      rte_ring_sp_enqueue / rte_ring_mc_dequeue
+ *   dpdk:rte_ring_mpmc      rte_ring_mp_enqueue / rte_ring_mc_dequeue
+ *   dpdk:rte_ring_mpmc_rts  "relaxed tail sync": rte_ring_mp_rts_enqueue_bulk
+ *                           / rte_ring_mc_rts_dequeue_bulk, n = 1
+ *   dpdk:rte_ring_mpmc_hts  "head/tail sync": rte_ring_mp_hts_enqueue_bulk /
+ *                           rte_ring_mc_hts_dequeue_bulk, n = 1
+ *
+ * RTS and HTS are DPDK's answer to preempted producers/consumers (the MP/MC
+ * mode waits for every earlier claimant to commit, in order, so one
+ * preempted thread stalls all): they are here for the oversubscribed runs.
+ *
+ * Like ck, a ring of `count` slots holds count - 1 elements (without
+ * RING_F_EXACT_SZ): the requested capacity rounded up to a power of two in
+ * slots (131072 -> 131071 usable). The build drops DPDK's -march from its
+ * pkg-config flags: every adapter is compiled with the same flags.
+ */
+#include <errno.h>
+
+#include <rte_ring.h>
+#include <rte_ring_hts.h>
+#include <rte_ring_rts.h>
+
+#include "loops.h"
+
+static void *dpdk_create_flags(size_t capacity, size_t *usable,
+			       unsigned flags)
+{
+	size_t count = cb_pow2_ceil(capacity < 2 ? 2 : capacity);
+	if (count == 0 || count > RTE_RING_SZ_MASK) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ssize_t sz = rte_ring_get_memsize((unsigned)count);
+	if (sz <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct rte_ring *r = (struct rte_ring *)cb_alloc_aligned((size_t)sz);
+	if (r == NULL)
+		return NULL;
+	if (rte_ring_init(r, "conq-bench", (unsigned)count, flags) != 0) {
+		cb_free_aligned(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	*usable = rte_ring_get_capacity(r);
+	return r;
+}
+
+static void dpdk_destroy(void *q)
+{
+	cb_free_aligned(q);
+}
+
+static inline bool dpdk_sp_offer(struct rte_ring *r, void *e)
+{
+	return rte_ring_sp_enqueue(r, e) == 0;
+}
+static inline bool dpdk_mp_offer(struct rte_ring *r, void *e)
+{
+	return rte_ring_mp_enqueue(r, e) == 0;
+}
+static inline bool dpdk_rts_offer(struct rte_ring *r, void *e)
+{
+	return rte_ring_mp_rts_enqueue_bulk(r, &e, 1, NULL) == 1;
+}
+static inline bool dpdk_hts_offer(struct rte_ring *r, void *e)
+{
+	return rte_ring_mp_hts_enqueue_bulk(r, &e, 1, NULL) == 1;
+}
+static inline void *dpdk_sc_poll(struct rte_ring *r)
+{
+	void *e = NULL;
+	return rte_ring_sc_dequeue(r, &e) == 0 ? e : NULL;
+}
+static inline void *dpdk_mc_poll(struct rte_ring *r)
+{
+	void *e = NULL;
+	return rte_ring_mc_dequeue(r, &e) == 0 ? e : NULL;
+}
+static inline void *dpdk_rts_poll(struct rte_ring *r)
+{
+	void *e = NULL;
+	return rte_ring_mc_rts_dequeue_bulk(r, &e, 1, NULL) == 1 ? e : NULL;
+}
+static inline void *dpdk_hts_poll(struct rte_ring *r)
+{
+	void *e = NULL;
+	return rte_ring_mc_hts_dequeue_bulk(r, &e, 1, NULL) == 1 ? e : NULL;
+}
+
+#define DPDK_ADAPTER(NAME, OFFER, POLL, FLAGS, CONTRACT, DESC)                 \
+	static void *dpdk_##NAME##_create(size_t capacity, size_t *usable)     \
+	{                                                                      \
+		return dpdk_create_flags(capacity, usable, FLAGS);             \
+	}                                                                      \
+	static bool dpdk_##NAME##_offer_g(void *q, void *e)                    \
+	{                                                                      \
+		return OFFER((struct rte_ring *)q, e);                         \
+	}                                                                      \
+	static void *dpdk_##NAME##_poll_g(void *q)                             \
+	{                                                                      \
+		return POLL((struct rte_ring *)q);                             \
+	}                                                                      \
+	CB_DEFINE_LOOPS(dpdk_##NAME, struct rte_ring, OFFER, POLL)             \
+	extern const cb_adapter cb_adapter_dpdk_##NAME;                        \
+	const cb_adapter cb_adapter_dpdk_##NAME = {                            \
+		.name = "dpdk:" #NAME,                                         \
+		.family = "dpdk",                                              \
+		.desc = DESC,                                                  \
+		.contract = CONTRACT,                                          \
+		.kind = CB_KIND_PEER,                                          \
+		.create = dpdk_##NAME##_create,                                \
+		.destroy = dpdk_destroy,                                       \
+		.offer = dpdk_##NAME##_offer_g,                                \
+		.poll = dpdk_##NAME##_poll_g,                                  \
+		.flush = NULL,                                                 \
+		.loops = &dpdk_##NAME##_loops,                                 \
+	};
+
+DPDK_ADAPTER(rte_ring_spsc, dpdk_sp_offer, dpdk_sc_poll,
+	     RING_F_SP_ENQ | RING_F_SC_DEQ, CB_SPSC,
+	     "DPDK rte_ring, rte_ring_sp_enqueue/sc_dequeue (caller memory)")
+DPDK_ADAPTER(rte_ring_mpsc, dpdk_mp_offer, dpdk_sc_poll, RING_F_SC_DEQ,
+	     CB_MPSC,
+	     "DPDK rte_ring, rte_ring_mp_enqueue/sc_dequeue (caller memory)")
+DPDK_ADAPTER(rte_ring_spmc, dpdk_sp_offer, dpdk_mc_poll, RING_F_SP_ENQ,
+	     CB_SPMC,
+	     "DPDK rte_ring, rte_ring_sp_enqueue/mc_dequeue (caller memory)")
+DPDK_ADAPTER(rte_ring_mpmc, dpdk_mp_offer, dpdk_mc_poll, 0, CB_MPMC,
+	     "DPDK rte_ring, rte_ring_mp_enqueue/mc_dequeue (caller memory)")
+DPDK_ADAPTER(rte_ring_mpmc_rts, dpdk_rts_offer, dpdk_rts_poll,
+	     RING_F_MP_RTS_ENQ | RING_F_MC_RTS_DEQ, CB_MPMC,
+	     "DPDK rte_ring, relaxed tail sync (RTS) MP/MC mode, bulk n=1")
+DPDK_ADAPTER(rte_ring_mpmc_hts, dpdk_hts_offer, dpdk_hts_poll,
+	     RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ, CB_MPMC,
+	     "DPDK rte_ring, head/tail sync (HTS) MP/MC mode, bulk n=1")
