@@ -155,6 +155,18 @@ size_t tq_select(int argc, char **argv, const struct tq_desc **rows)
 			*rows = &tq_reference;
 			return 1;
 		}
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--family=", 9) != 0)
+			continue;
+		for (size_t r = 0; r < tq_queue_count; r++)
+			if (strcmp(tq_queues[r].name, argv[i] + 9) == 0) {
+				*rows = &tq_queues[r];
+				return 1;
+			}
+		fprintf(stderr, "unknown family '%s'\n", argv[i] + 9);
+		*rows = NULL;
+		return 0;
+	}
 	*rows = tq_queues;
 	return tq_queue_count;
 }
@@ -180,6 +192,8 @@ int tq_run_cases(int argc, char **argv, const struct tq_case *cases,
 {
 	const struct tq_desc *rows;
 	size_t nrows = tq_select(argc, argv, &rows);
+	if (nrows == 0)
+		return 2;
 	bool any_named = false;
 	for (int a = 1; a < argc; a++) {
 		if (argv[a][0] == '-')

@@ -48,7 +48,8 @@ extern "C" {
 #define TQ_FAMILIES(X)                                                         \
 	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT)                           \
 	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT)                      \
-	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT)
+	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT)                      \
+	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT)
 
 #define TQ_ANY UINT_MAX
 
@@ -109,8 +110,10 @@ extern const size_t tq_queue_count;
  * multi-consumer code paths are exercised before any such family exists. */
 extern const struct tq_desc tq_reference;
 
-/* Select the rows a test binary runs: the library's table, or with "--ref"
- * among argv the reference queue only. Returns the count, *rows the rows. */
+/* Select the rows a test binary runs: the library's table; with "--ref"
+ * among argv the reference queue only; with "--family=NAME" (e.g.
+ * --family=mpmc_array) that row only. Returns the count, *rows the rows; 0
+ * for an unknown family. */
 size_t tq_select(int argc, char **argv, const struct tq_desc **rows);
 
 /* A test case, run on one row. */
@@ -121,7 +124,7 @@ struct tq_case {
 
 /* The main() of a case-based test binary: runs every case (or those named
  * in argv) on every selected row (see tq_select), printing "ok"/"FAIL" per
- * case and row, and returns check_report(). An unknown case name: 2. */
+ * case and row, and returns check_report(). An unknown case or family: 2. */
 int tq_run_cases(int argc, char **argv, const struct tq_case *cases,
 		 size_t ncases);
 

@@ -3,17 +3,20 @@
  * Threads hand sequence numbers through a queue; the consumers check that
  * none is lost, duplicated or reordered.
  *
- * Usage: test_transfer [--ref] [--scale=X] [variant...]
- * Variants (all by default): plain mixed tiny wrap mp mc mpmc.
- * The element counts are multiplied by X (or by the environment variable
- * CONQ_TEST_SCALE), e.g. 0.01 under a slow emulator; the default (1) moves
- * 10^7 elements through the plain variant.
+ * Usage: test_transfer [--ref] [--family=NAME] [--scale=X] [variant...]
+ * Variants (all by default): plain mixed tiny wrap (one producer, one
+ * consumer) and mt1 mt2 mt4 (k producers and k consumers, as far as the
+ * family allows; see v_threads). The element counts are multiplied by X (or
+ * by the environment variable CONQ_TEST_SCALE), e.g. 0.1 under a slow
+ * emulator; the default (1) moves 10^7 elements through the plain variant,
+ * and >= 10^7 through mt1 + mt2 + mt4, per family.
  *
  * Element of producer `pid` (of np) with sequence number seq (1..n):
- * 1 + (seq - 1) * np + pid, never NULL. With one consumer, each producer's
- * numbers must arrive exactly as 1, 2, 3, ...; with several consumers, each
- * consumer must see each producer's numbers in increasing order and every
- * element must arrive exactly once (a byte per element records it).
+ * 1 + (seq - 1) * np + pid, never NULL: it encodes {producer id, sequence}.
+ * With one consumer, each producer's numbers must arrive exactly as 1, 2,
+ * 3, ... (exactly once, in order); with several consumers, each consumer must
+ * see each producer's numbers in increasing order and every element must
+ * arrive exactly once (a byte per element records it), and all of them.
  *
  * Payload: before offering element v, the producer writes v into a plain
  * (non-atomic) payload slot; after polling v the consumer reads it back. The
@@ -482,11 +485,15 @@ static void transfer(const struct tq_desc *d, size_t cap, bool at_start,
 	CHECK_NULL(d->poll(x.q));
 	CHECK_EQ(d->size(x.q), 0);
 	CHECK_TRUE(d->is_empty(x.q));
+	char from[40] = "";
+	if (at_start)
+		snprintf(from, sizeof from, " start=2^64-%llu",
+			 (unsigned long long)(0 - start));
 	printf("     %s: cap=%zu%s np=%u nc=%u n=%llu %s: %.2f s, %.1f M/s, "
 	       "%llu size() probes\n",
-	       d->name, cap, at_start ? " start=2^64-n/2" : "", np, nc,
-	       (unsigned long long)n, mixed ? "mixed" : "plain", secs,
-	       (double)x.total / secs / 1e6, (unsigned long long)observed);
+	       d->name, cap, from, np, nc, (unsigned long long)n,
+	       mixed ? "mixed" : "plain", secs, (double)x.total / secs / 1e6,
+	       (unsigned long long)observed);
 	fflush(stdout);
 out:
 	for (unsigned i = 0; x.cons != NULL && i < nc; i++)
@@ -499,18 +506,6 @@ out:
 }
 
 /* ---- variants ------------------------------------------------------------ */
-
-static bool allows(const struct tq_desc *d, unsigned np, unsigned nc)
-{
-	if (d->max_producers < np || d->max_consumers < nc) {
-		check_skip(
-		    "needs %u producer(s) and %u consumer(s); the family "
-		    "allows %u and %u",
-		    np, nc, d->max_producers, d->max_consumers);
-		return false;
-	}
-	return true;
-}
 
 /* offer/poll only, the full 10^7. */
 static void v_plain(const struct tq_desc *d)
@@ -548,37 +543,74 @@ static void v_wrap(const struct tq_desc *d)
 	transfer(d, 1024, true, UINT64_MAX - n / 2, 1, 1, n, false);
 }
 
-static void v_many(const struct tq_desc *d, unsigned np, unsigned nc)
+/*
+ * The multi-threaded runs: P producers and C consumers, P x C = k x k
+ * clipped to what the family allows (spsc_array: 1 x 1; mpsc_array: k x 1;
+ * spmc_array: 1 x k; mpmc_array: k x k), for k = 1, 2, 4 (variants mt1,
+ * mt2, mt4; threads may outnumber the cores). Each variant moves
+ * MT_ELEMENTS elements (scaled) in total per family, so mt1 + mt2 + mt4 move
+ * >= 10^7 per family, in runs of at most 2^22 elements each (every run
+ * checks the payload): offer/poll at capacity 1024; every method mixed at
+ * capacity 64; mixed at capacities 1 and 3 (-> 4); and mixed at capacity 8
+ * and offer/poll at capacity 1024 with indices starting near 2^64, crossing
+ * the wrap midway. Every run checks exactly-once delivery and each
+ * producer's order as each consumer sees it (receive()).
+ */
+#define MT_ELEMENTS 3.4e6
+
+/* One run of `total` elements (scaled) split among np producers. */
+static uint64_t mt_run(const struct tq_desc *d, size_t cap, bool wrap,
+		       unsigned np, unsigned nc, double total, bool mixed)
 {
-	if (!allows(d, np, nc))
+	uint64_t n = scaled(total) / np;
+	if (wrap && d->create_at == NULL)
+		return 0;
+	transfer(d, cap, wrap, UINT64_MAX - n * np / 2, np, nc, n, mixed);
+	return n * np;
+}
+
+static void v_threads(const struct tq_desc *d, unsigned k)
+{
+	unsigned np = k < d->max_producers ? k : d->max_producers;
+	unsigned nc = k < d->max_consumers ? k : d->max_consumers;
+	if (k > 1 && np == 1 && nc == 1) {
+		check_skip("the family allows one producer and one consumer: "
+			   "mt1 runs it");
 		return;
-	transfer(d, 64, false, 0, np, nc, scaled(5e5), true);
-	transfer(d, 1024, false, 0, np, nc, scaled(1e6), false);
-	transfer(d, 1, false, 0, np, nc, scaled(1e5), true);
-	if (d->create_at != NULL) {
-		uint64_t n = scaled(2e5);
-		transfer(d, 8, true, UINT64_MAX - n / 2, np, nc, n, true);
 	}
+	/* 1.6 + 1.0 + 2 * 0.1 + 0.3 + 0.3 = 3.4 (* 10^6) */
+	uint64_t moved = 0;
+	moved += mt_run(d, 1024, false, np, nc, 1.6e6, false);
+	moved += mt_run(d, 64, false, np, nc, 1.0e6, true);
+	moved += mt_run(d, 1, false, np, nc, 1e5, true);
+	moved += mt_run(d, 3, false, np, nc, 1e5, true);
+	if (d->create_at == NULL)
+		check_skip("no create_at (start index hook): no wrap runs");
+	moved += mt_run(d, 8, true, np, nc, 3e5, true);
+	moved += mt_run(d, 1024, true, np, nc, 3e5, false);
+	printf("     %s: %ux%u: %llu elements in total (target %.0f)\n",
+	       d->name, np, nc, (unsigned long long)moved,
+	       MT_ELEMENTS * g_scale);
 }
 
-static void v_mp(const struct tq_desc *d)
+static void v_mt1(const struct tq_desc *d)
 {
-	v_many(d, 2, 1);
+	v_threads(d, 1);
 }
 
-static void v_mc(const struct tq_desc *d)
+static void v_mt2(const struct tq_desc *d)
 {
-	v_many(d, 1, 2);
+	v_threads(d, 2);
 }
 
-static void v_mpmc(const struct tq_desc *d)
+static void v_mt4(const struct tq_desc *d)
 {
-	v_many(d, 2, 2);
+	v_threads(d, 4);
 }
 
 static const struct tq_case variants[] = {
     {"plain", v_plain}, {"mixed", v_mixed}, {"tiny", v_tiny}, {"wrap", v_wrap},
-    {"mp", v_mp},	{"mc", v_mc},	    {"mpmc", v_mpmc},
+    {"mt1", v_mt1},	{"mt2", v_mt2},	    {"mt4", v_mt4},
 };
 
 static bool parse_scale(const char *s)

@@ -68,6 +68,7 @@
  *   function                                     caller  progress
  *   offer, offer_bulk, offer_burst, fill           A       see "Waits" above
  *   poll, poll_burst, drain, peek, is_empty        A       see "Waits" above
+ *                                                        (peek: as poll)
  *   relaxed_offer, relaxed_poll, relaxed_peek      A       lock-free, no wait
  *   size                                           A       lock-free
  *   capacity                                       A       wait-free
@@ -79,8 +80,8 @@
  * returns `e`. Everything a consumer did before polling `e` happens-before any
  * producer's reuse of e's cell.
  *
- * Semantics (docs/memory-model-mpmc.md has the pairing table and the
- * argument):
+ * Semantics (docs/memory-model.md, conq_mpmc_array, has the pairing table
+ * and the argument; its labels are [Q1]..[Q14]):
  *
  *  - The queue is linearizable. An offer takes its place when it takes its
  *    cell (RES); a poll, when it takes the element; FIFO order is position
@@ -102,9 +103,16 @@
  *    relaxed_poll), with one CAS, and give up otherwise: relaxed_offer fails
  *    while the poll of the cell's previous lap is still releasing it, and
  *    relaxed_poll while the producer is still writing.
- *  - peek is best effort, as in any MPMC queue: another consumer may take the
- *    element before the caller looks at it. It returns the oldest element
- *    present when it looked, or NULL if there was none.
+ *  - peek returns the oldest element present when it looked, or NULL if there
+ *    was none. With one consumer it returns what that consumer's next poll
+ *    returns: it never looks past a position whose producer has claimed it
+ *    but not published yet; it waits there as poll would (for a RES cell
+ *    until it is FULL; for a producer that has not taken its cell, the same
+ *    bounded time), and where poll would close the position, peek closes
+ *    it (so peek may write, as poll). relaxed_peek returns NULL there
+ *    instead. With several consumers peek is best effort, as in any MPMC
+ *    queue: another consumer may take the element before the caller looks
+ *    at it. is_empty writes nothing: it looks past such positions.
  *  - size() is within [0, capacity()], counts offers that have claimed a
  *    position, and is exact when no operation is in progress.
  *  - Batches claim their positions with one FAA or CAS each
@@ -269,15 +277,15 @@ static inline bool conq__mpmc_reserve(conq_mpmc_array *q, conq__idx_t t)
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
 	const uint64_t lap = conq__mpmc_lap(q, t);
 	unsigned k = 0;
-	/* [M2] acquire: pairs with [M9] and [M10]: the previous lap's
+	/* [Q2] acquire: pairs with [Q9] and [Q10]: the previous lap's
 	 * consumer read its element before it freed (or closed) the cell. */
 	uint64_t s = conq__load_acquire(&c->seq);
 	for (;;) {
 		int64_t d = conq__mpmc_state(s, lap);
 		if (d == CONQ__MPMC_FREE) {
-			/* [M3] acq_rel: pairs with [M10]: of this CAS and the
+			/* [Q3] acq_rel: pairs with [Q10]: of this CAS and the
 			 * consumer's close, from FREE(t), one succeeds; and
-			 * with [M9], as [M2] (the acquire on success). */
+			 * with [Q9], as [Q2] (the acquire on success). */
 			if (conq__cas_weak_acq_rel(&c->seq, &s,
 						   lap | CONQ__MPMC_RES))
 				return true;
@@ -285,12 +293,12 @@ static inline bool conq__mpmc_reserve(conq_mpmc_array *q, conq__idx_t t)
 		}
 		if (d > 0)
 			return false; /* closed by its consumer */
-		/* [M6] seq_cst: pairs with [M7]. */
+		/* [Q6] seq_cst: pairs with [Q7]. */
 		if (conq__idx_diff(conq__load_seq_cst(&q->head), t - q->cap) <=
 		    0)
 			return false; /* full: give the position up */
 		conq__mpmc_backoff(&k);
-		/* [M2] acquire, as above. */
+		/* [Q2] acquire, as above. */
 		s = conq__load_acquire(&c->seq);
 	}
 }
@@ -300,10 +308,10 @@ static inline void conq__mpmc_publish(conq_mpmc_array *q, conq__idx_t t,
 				      void *e)
 {
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
-	/* [M4] release: pairs with [M12] (peek's acquire of the element). A
-	 * poll needs no more than relaxed: [M5] -> [M8] orders it. */
+	/* [Q4] release: pairs with [Q12] (peek's acquire of the element). A
+	 * poll needs no more than relaxed: [Q5] -> [Q8] orders it. */
 	conq__store_release(&c->u.e, e);
-	/* [M5] release: pairs with [M8]: the element, and everything the
+	/* [Q5] release: pairs with [Q8]: the element, and everything the
 	 * producer wrote before offering it, is visible with FULL. */
 	conq__store_release(&c->seq, conq__mpmc_lap(q, t) | CONQ__MPMC_FULL);
 }
@@ -312,19 +320,20 @@ static inline void conq__mpmc_publish(conq_mpmc_array *q, conq__idx_t t,
  * at or below it, so that producers do not claim closed positions. */
 static inline void conq__mpmc_catchup(conq_mpmc_array *q, conq__idx_t h)
 {
-	/* [M11] seq_cst: pairs with [M1], and [M7] (positions closed past the
+	/* [Q11] seq_cst: pairs with [Q1], and [Q7] (positions closed past the
 	 * tail were claimed by polls). */
 	conq__idx_t t = conq__load_seq_cst(&q->tail);
-	/* [M11] seq_cst, as above. */
+	/* [Q11] seq_cst, as above. */
 	while (conq__idx_diff(t, h + 1) < 0 &&
 	       !conq__cas_strong_seq_cst(&q->tail, &t, h + 1))
 		;
 }
 
 /* C: the element of position h, claimed by this thread; NULL if the position
- * was closed or held a tombstone. Waits for a RES cell's producer, and for a
- * previous lap's consumer; waits a bounded time for a producer holding h that
- * has not yet taken the cell, and none if no producer holds h; then closes. */
+ * was closed (by this call, or earlier by a peek) or held a tombstone. Waits
+ * for a RES cell's producer, and for a previous lap's consumer; waits a
+ * bounded time for a producer holding h that has not yet taken the cell, and
+ * none if no producer holds h; then closes. */
 static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 {
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
@@ -332,15 +341,15 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 	const uint64_t next = lap + (q->cap << 2);
 	unsigned k = 0, late = 0;
 	int owner = -1; /* does a producer hold position h? (-1: unknown) */
-	/* [M8] acquire: pairs with [M5]. */
+	/* [Q8] acquire: pairs with [Q5]. */
 	uint64_t s = conq__load_acquire(&c->seq);
 	for (;;) {
 		int64_t d = conq__mpmc_state(s, lap);
 		if (d == CONQ__MPMC_FULL) {
-			/* relaxed: [M5] -> [M8] ordered the producer's store
+			/* relaxed: [Q5] -> [Q8] ordered the producer's store
 			 * before this. */
 			void *e = conq__load_relaxed(&c->u.e);
-			/* [M9] release: pairs with [M2]/[M3]: our read of the
+			/* [Q9] release: pairs with [Q2]/[Q3]: our read of the
 			 * element happens-before the next lap's producer
 			 * writes the cell. Only we may move a FULL(h) cell,
 			 * so a plain store suffices. */
@@ -349,7 +358,7 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 		}
 		if (d == CONQ__MPMC_FREE) {
 			if (owner < 0)
-				/* [M11] seq_cst: pairs with [M1]. */
+				/* [Q11] seq_cst: pairs with [Q1]. */
 				owner =
 				    conq__idx_diff(conq__load_seq_cst(&q->tail),
 						   h) > 0;
@@ -359,11 +368,11 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 					conq__cpu_relax();
 				else
 					conq__mpmc_yield();
-				/* [M8] acquire, as above. */
+				/* [Q8] acquire, as above. */
 				s = conq__load_acquire(&c->seq);
 				continue;
 			}
-			/* [M10] acq_rel: pairs with [M3]: close the position
+			/* [Q10] acq_rel: pairs with [Q3]: close the position
 			 * to its producer, if it has not taken the cell. */
 			if (conq__cas_strong_acq_rel(&c->seq, &s, next)) {
 				if (!owner)
@@ -372,14 +381,20 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 			}
 			continue;
 		}
-		if (d > CONQ__MPMC_FULL)
-			return NULL; /* unreachable: only we move it on */
+		if (d > CONQ__MPMC_FULL) {
+			/* Closed by a peek (only we move a claimed position
+			 * on otherwise). If the tail has meanwhile been
+			 * moved back below h (fill's unclaim), catch it up as
+			 * a close of our own would. */
+			conq__mpmc_catchup(q, h);
+			return NULL;
+		}
 		/* RES: the producer is writing. Earlier lap: its consumer has
 		 * claimed it (positions are claimed in order) and not yet
 		 * released the cell. Either way, a thread inside an
 		 * operation. */
 		conq__mpmc_backoff(&k);
-		/* [M8] acquire, as above. */
+		/* [Q8] acquire, as above. */
 		s = conq__load_acquire(&c->seq);
 	}
 }
@@ -389,7 +404,7 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 					    uint64_t need, conq__idx_t *first)
 {
-	/* [M1] seq_cst: pairs with [M11] (the consumers' reads of the tail).
+	/* [Q1] seq_cst: pairs with [Q11] (the consumers' reads of the tail).
 	 */
 	conq__idx_t t = conq__load_seq_cst(&q->tail);
 	/* relaxed: a hint that decides FAA or CAS only; every value it held
@@ -401,12 +416,12 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 		 * the remap defeats the hardware prefetcher. Its last user
 		 * is at least CONQ__MPMC_FAA_SLACK positions back. */
 		conq__prefetch(conq__mpmc_cell_at(q, t));
-		/* [M1] seq_cst, as above. */
+		/* [Q1] seq_cst, as above. */
 		*first = conq__faa_seq_cst(&q->tail, k);
 		return k;
 	}
 	for (;;) {
-		/* [M6] seq_cst: pairs with [M7]. */
+		/* [Q6] seq_cst: pairs with [Q7]. */
 		conq__idx_t h = conq__load_seq_cst(&q->head);
 		/* relaxed: the hint, as above; written only when it changes,
 		 * so that producers failing on a full queue do not keep
@@ -417,7 +432,7 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 		if (room < (conq__sidx_t)need)
 			return 0;
 		uint64_t m = (uint64_t)room < k ? (uint64_t)room : k;
-		/* [M1] seq_cst, as above. */
+		/* [Q1] seq_cst, as above. */
 		if (conq__cas_strong_seq_cst(&q->tail, &t, t + m)) {
 			*first = t;
 			return m;
@@ -430,19 +445,19 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 					     conq__idx_t *first)
 {
-	/* [M7] seq_cst: pairs with [M6] (the producers' reads of the head). */
+	/* [Q7] seq_cst: pairs with [Q6] (the producers' reads of the head). */
 	conq__idx_t h = conq__load_seq_cst(&q->head);
 	/* relaxed: a hint, as in claim_put, for the tail. */
 	if (conq__idx_diff(conq__load_relaxed(&q->tailc), h) >=
 	    (conq__sidx_t)(k + CONQ__MPMC_FAA_SLACK)) {
 		/* As in claim_put. */
 		conq__prefetch(conq__mpmc_cell_at(q, h));
-		/* [M7] seq_cst, as above. */
+		/* [Q7] seq_cst, as above. */
 		*first = conq__faa_seq_cst(&q->head, k);
 		return k;
 	}
 	for (;;) {
-		/* [M11] seq_cst: pairs with [M1]. */
+		/* [Q11] seq_cst: pairs with [Q1]. */
 		conq__idx_t t = conq__load_seq_cst(&q->tail);
 		/* relaxed: the hint; written only when it changes. */
 		if (conq__load_relaxed(&q->tailc) != t)
@@ -451,7 +466,7 @@ static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 		if (avail <= 0)
 			return 0;
 		uint64_t m = (uint64_t)avail < k ? (uint64_t)avail : k;
-		/* [M7] seq_cst, as above. */
+		/* [Q7] seq_cst, as above. */
 		if (conq__cas_strong_seq_cst(&q->head, &h, h + m)) {
 			*first = h;
 			return m;
@@ -489,17 +504,17 @@ static inline bool conq_mpmc_array_relaxed_offer(conq_mpmc_array *q, void *e)
 		errno = EINVAL;
 		return false;
 	}
-	/* [M1] seq_cst: as in claim_put. */
+	/* [Q1] seq_cst: as in claim_put. */
 	conq__idx_t t = conq__load_seq_cst(&q->tail);
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
 	const uint64_t lap = conq__mpmc_lap(q, t);
-	/* [M2] acquire: as in reserve. */
+	/* [Q2] acquire: as in reserve. */
 	uint64_t s = conq__load_acquire(&c->seq);
 	if (conq__mpmc_state(s, lap) != CONQ__MPMC_FREE ||
-	    /* [M1] seq_cst: as in claim_put. */
+	    /* [Q1] seq_cst: as in claim_put. */
 	    !conq__cas_strong_seq_cst(&q->tail, &t, t + 1))
 		return false;
-	/* [M3] acq_rel: as in reserve; fails only if a poll past the tail
+	/* [Q3] acq_rel: as in reserve; fails only if a poll past the tail
 	 * closed t, which is then lost. */
 	if (!conq__cas_strong_acq_rel(&c->seq, &s, lap | CONQ__MPMC_RES))
 		return false;
@@ -527,31 +542,34 @@ static inline void *conq_mpmc_array_poll(conq_mpmc_array *q)
  * although the queue is not empty. A. Lock-free, never waits. Acquire. */
 static inline void *conq_mpmc_array_relaxed_poll(conq_mpmc_array *q)
 {
-	/* [M7] seq_cst: as in claim_take. */
+	/* [Q7] seq_cst: as in claim_take. */
 	conq__idx_t h = conq__load_seq_cst(&q->head);
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
 	const uint64_t lap = conq__mpmc_lap(q, h);
-	/* [M8] acquire: as in take. */
+	/* [Q8] acquire: as in take. */
 	uint64_t s = conq__load_acquire(&c->seq);
 	if (conq__mpmc_state(s, lap) != CONQ__MPMC_FULL ||
-	    /* [M7] seq_cst: as in claim_take. */
+	    /* [Q7] seq_cst: as in claim_take. */
 	    !conq__cas_strong_seq_cst(&q->head, &h, h + 1))
 		return NULL;
 	/* relaxed: as in take. */
 	void *e = conq__load_relaxed(&c->u.e);
-	/* [M9] release: as in take. */
+	/* [Q9] release: as in take. */
 	conq__store_release(&c->seq, lap + (q->cap << 2));
 	return e; /* NULL for a tombstone: a spurious failure */
 }
 
-/* The oldest element present, scanning at most `limit` positions from the
- * head; NULL if none. `strict`: wait for RES cells (their element is in the
- * queue) and rescan when a consumer moves; else give up. */
+/* is_empty, relaxed_peek: the oldest element present, scanning at most
+ * `limit` positions from the head; NULL if none. Writes nothing. `strict`:
+ * wait for RES cells (their element is in the queue) and rescan when a
+ * consumer moves; else give up. A position whose producer has not taken its
+ * cell (FREE) holds no element yet and is looked past: right for "is there an
+ * element", not for "which is the oldest" (peek). */
 static inline void *conq__mpmc_look(const conq_mpmc_array *q, uint64_t limit,
 				    bool strict)
 {
 	for (;;) {
-		/* [M12] seq_cst (head, then tail): pairs with [M7] and [M1];
+		/* [Q12] seq_cst (head, then tail): pairs with [Q7] and [Q1];
 		 * head first: the tail read at or below it means empty. */
 		conq__idx_t h = conq__load_seq_cst(&q->head);
 		conq__sidx_t avail =
@@ -568,48 +586,149 @@ static inline void *conq__mpmc_look(const conq_mpmc_array *q, uint64_t limit,
 			conq__mpmc_cell *c = conq__mpmc_cell_at(q, p);
 			const uint64_t lap = conq__mpmc_lap(q, p);
 			unsigned k = 0;
-			/* [M12] acquire: pairs with [M5] and [M9]. */
+			/* [Q12] acquire: pairs with [Q5] and [Q9]. */
 			uint64_t s = conq__load_acquire(&c->seq);
 			int64_t d = conq__mpmc_state(s, lap);
 			while (strict && d == CONQ__MPMC_RES) {
 				conq__mpmc_backoff(&k);
-				/* [M12] acquire, as above. */
+				/* [Q12] acquire, as above. */
 				s = conq__load_acquire(&c->seq);
 				d = conq__mpmc_state(s, lap);
 			}
 			if (d == CONQ__MPMC_FULL) {
-				/* [M12] acquire: pairs with [M4]. If it reads
+				/* [Q12] acquire: pairs with [Q4]. If it reads
 				 * a later lap's element, this lap's release
 				 * happened before, and the re-read sees it. */
 				void *e = conq__load_acquire(&c->u.e);
-				/* [M12] acquire: unchanged, e was this
+				/* [Q12] acquire: unchanged, e was this
 				 * position's element when read. */
 				if (conq__load_acquire(&c->seq) != s)
 					moved = true;
 				else if (e != NULL)
 					return e;
 				/* else a tombstone: look further */
-			} else if (d > CONQ__MPMC_FULL || d == CONQ__MPMC_RES) {
-				moved = true; /* taken meanwhile; or !strict */
+			} else if (d > CONQ__MPMC_FULL) {
+				/* Taken (a consumer claimed p: the head moved)
+				 * or closed by a peek (the head need not
+				 * move: then nothing is here, for good).
+				 * [Q12] seq_cst: as above. */
+				if (!strict ||
+				    conq__load_seq_cst(&q->head) != h)
+					moved = true;
+			} else if (d == CONQ__MPMC_RES) {
+				moved = true; /* !strict: not ready */
 			}
 			/* FREE, or an earlier lap: no element here yet. */
 		}
-		/* [M12] seq_cst: as above. */
+		/* [Q12] seq_cst: as above. */
 		if (!strict || (!moved && conq__load_seq_cst(&q->head) == h))
 			return NULL;
 	}
 }
 
+/* peek at position p (h: the head when the scan began, p in [h, h + n) and
+ * below the tail then): 1 with *out the element; 0 if p holds none and
+ * never will (a tombstone, or closed); -1 if a consumer has moved (rescan).
+ * Never passes a position that may still get an element: waits for a RES
+ * cell's producer and for the previous lap's consumer; waits for a producer
+ * that has claimed p but not taken the cell exactly as a poll of p would
+ * (the bounded wait of take), and then closes p as that poll would. */
+static inline int conq__mpmc_peek_at(conq_mpmc_array *q, conq__idx_t p,
+				     conq__idx_t h, void **out)
+{
+	conq__mpmc_cell *c = conq__mpmc_cell_at(q, p);
+	const uint64_t lap = conq__mpmc_lap(q, p);
+	unsigned k = 0, late = 0;
+	/* [Q12] acquire: pairs with [Q5] and [Q9]. */
+	uint64_t s = conq__load_acquire(&c->seq);
+	for (;;) {
+		int64_t d = conq__mpmc_state(s, lap);
+		if (d == CONQ__MPMC_FULL) {
+			/* [Q12] acquire: pairs with [Q4]. If it reads a later
+			 * lap's element, this lap's release happened before,
+			 * and the re-read sees it. */
+			void *e = conq__load_acquire(&c->u.e);
+			/* [Q12] acquire: unchanged, e was this position's
+			 * element when read. Changed: its consumer took it. */
+			if (conq__load_acquire(&c->seq) != s)
+				return -1;
+			if (e == NULL)
+				return 0; /* a tombstone */
+			*out = e;
+			return 1;
+		}
+		if (d > CONQ__MPMC_FULL) {
+			/* Taken (then a consumer claimed p: the head moved
+			 * past h) or closed (by a peek: the head need not
+			 * move). [Q12] seq_cst: pairs with [Q7]. */
+			return conq__load_seq_cst(&q->head) == h ? 0 : -1;
+		}
+		if (d == CONQ__MPMC_FREE) {
+			/* A producer holds p (p was below the tail), or held
+			 * it and gave it up: wait as take does, then close. */
+			if (late < CONQ__MPMC_SPIN + CONQ__MPMC_YIELDS) {
+				if (late++ < CONQ__MPMC_SPIN)
+					conq__cpu_relax();
+				else
+					conq__mpmc_yield();
+				/* [Q12] acquire, as above. */
+				s = conq__load_acquire(&c->seq);
+				continue;
+			}
+			/* [Q10] acq_rel: pairs with [Q3]: close the position
+			 * to its producer, as its poll would; that poll will
+			 * find it closed and move on. */
+			if (conq__cas_strong_acq_rel(&c->seq, &s,
+						     lap + (q->cap << 2)))
+				return 0;
+			continue;
+		}
+		/* RES: the producer is writing. Earlier lap: its consumer has
+		 * claimed it and not yet released the cell. Either way, a
+		 * thread inside an operation. */
+		conq__mpmc_backoff(&k);
+		/* [Q12] acquire, as above. */
+		s = conq__load_acquire(&c->seq);
+	}
+}
+
 /* The oldest element without removing it, or NULL if the queue held none
- * when it looked. Best effort: another consumer may take the element right
- * after. A. Waits only for a producer between its two stores. Acquire. */
+ * when it looked. With one consumer (no other poll or peek running), the
+ * element is the one the caller's next poll returns: peek never looks past
+ * a position that may still receive an element; it waits where that poll
+ * would wait, and closes a position whose producer is late where that poll
+ * would close it (the producer then offers at a later position). With
+ * several consumers, best effort: another consumer may take the element
+ * right after, or close or take a position while peek looks. A. Waits as
+ * poll. Acquire. */
 static inline void *conq_mpmc_array_peek(conq_mpmc_array *q)
 {
-	return conq__mpmc_look(q, UINT64_MAX, true);
+	for (;;) {
+		/* [Q12] seq_cst (head, then tail): pairs with [Q7] and [Q1];
+		 * head first: the tail read at or below it means empty. */
+		conq__idx_t h = conq__load_seq_cst(&q->head);
+		conq__sidx_t avail =
+		    conq__idx_diff(conq__load_seq_cst(&q->tail), h);
+		if (avail <= 0)
+			return NULL;
+		uint64_t lim =
+		    (uint64_t)avail < q->cap ? (uint64_t)avail : q->cap;
+		int r = 0;
+		for (uint64_t u = 0; u < lim && r == 0; u++) {
+			void *e;
+			r = conq__mpmc_peek_at(q, h + u, h, &e);
+			if (r > 0)
+				return e;
+		}
+		/* [Q12] seq_cst: as above. */
+		if (r == 0 && conq__load_seq_cst(&q->head) == h)
+			return NULL;
+	}
 }
 
 /* Peek at the head position only, once: NULL also when its element is not
- * ready or a consumer moves. A. Lock-free, never waits. Acquire. */
+ * ready (RES, or a producer that has not taken the cell), when it holds a
+ * tombstone, or when a consumer moves. A. Lock-free, never waits. Acquire. */
 static inline void *conq_mpmc_array_relaxed_peek(conq_mpmc_array *q)
 {
 	return conq__mpmc_look(q, 1, false);
@@ -626,7 +745,7 @@ static inline size_t conq_mpmc_array_capacity(const conq_mpmc_array *q)
  * Lock-free: retries while the head moves (JCTools' IndexedQueueSizeUtil). */
 static inline size_t conq_mpmc_array_size(const conq_mpmc_array *q)
 {
-	/* [M13] seq_cst (all three): pair with [M1], [M7] and [M11]. */
+	/* [Q13] seq_cst (all three): pair with [Q1], [Q7] and [Q11]. */
 	conq__idx_t h = conq__load_seq_cst(&q->head), h2, t;
 	for (;;) {
 		t = conq__load_seq_cst(&q->tail);
@@ -641,8 +760,11 @@ static inline size_t conq_mpmc_array_size(const conq_mpmc_array *q)
 	return (uint64_t)n > q->cap ? (size_t)q->cap : (size_t)n;
 }
 
-/* True if the queue held no element when it looked (peek() == NULL). A.
- * Waits as peek. */
+/* True if the queue held no element when it looked. Unlike peek, it writes
+ * nothing: it looks past a position whose producer has not taken its cell
+ * (no element there yet) instead of closing it. From the only consumer,
+ * false means the next poll returns an element. A. Waits only for a producer
+ * between its two stores. */
 static inline bool conq_mpmc_array_is_empty(const conq_mpmc_array *q)
 {
 	return conq__mpmc_look(q, UINT64_MAX, true) == NULL;
@@ -761,13 +883,13 @@ static inline size_t conq_mpmc_array_drain(conq_mpmc_array *q,
 static inline void conq__mpmc_unclaim(conq_mpmc_array *q, conq__idx_t from,
 				      conq__idx_t to)
 {
-	/* [M14] release: pairs with [M2]: undo our RES; nobody else can take
+	/* [Q14] release: pairs with [Q2]: undo our RES; nobody else can take
 	 * the cell meanwhile (only its position's producer may, and that is
 	 * us), though its consumer may close it. */
 	conq__store_release(&conq__mpmc_cell_at(q, from)->seq,
 			    conq__mpmc_lap(q, from) | CONQ__MPMC_FREE);
 	conq__idx_t t = to;
-	/* [M1] seq_cst: as in claim_put. Consumers that claimed some of the
+	/* [Q1] seq_cst: as in claim_put. Consumers that claimed some of the
 	 * positions meanwhile find them FREE with the tail below them, and
 	 * close them. */
 	if (conq__cas_strong_seq_cst(&q->tail, &t, from))

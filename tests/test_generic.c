@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The generic verbs of conq/conq.h (conq_offer(q, e), ...): every verb on
+ * every family of CONQ__FAMILIES, through a `T *` and, where the function
+ * takes one, a `const T *`; and (built with -DTG_WRONG_TYPE=N, a compile-only
+ * ctest entry that must fail) a wrong type does not compile.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "conq/conq.h"
+
+#if defined(TG_WRONG_TYPE) && TG_WRONG_TYPE == 1
+void tg_wrong(int *p);
+void tg_wrong(int *p)
+{
+	(void)conq_size(p); /* not a queue */
+}
+#elif defined(TG_WRONG_TYPE) && TG_WRONG_TYPE == 2
+void tg_wrong(const conq_spsc_array *q);
+void tg_wrong(const conq_spsc_array *q)
+{
+	(void)conq_poll(q); /* poll needs a non-const queue */
+}
+#elif defined(TG_WRONG_TYPE) && TG_WRONG_TYPE == 3
+void tg_wrong(void *q);
+void tg_wrong(void *q)
+{
+	conq_destroy(q); /* void *: which family? */
+}
+#endif
+
+static void *elem(uintptr_t k)
+{
+	return (void *)k;
+}
+
+static uintptr_t val(const void *e)
+{
+	return (uintptr_t)e;
+}
+
+/* drain: records what it is handed, in order. */
+struct sink {
+	uintptr_t got[16];
+	size_t n;
+};
+
+static void sink_fn(void *ctx, void *e)
+{
+	struct sink *s = (struct sink *)ctx;
+	if (s->n < 16)
+		s->got[s->n] = val(e);
+	s->n++;
+}
+
+/* fill: hands out 100, 101, ..., counting the calls. */
+struct source {
+	uintptr_t next;
+	size_t calls;
+};
+
+static void *source_fn(void *ctx)
+{
+	struct source *s = (struct source *)ctx;
+	s->calls++;
+	return elem(s->next++);
+}
+
+/* The scenario, on a queue of capacity 8 (requested 5); q: `T *`, cq: the
+ * same as `const T *`. */
+#define TG_FAMILY(f)                                                           \
+	static void tg_##f(void)                                               \
+	{                                                                      \
+		check_context("%s", #f);                                       \
+		conq_##f *q = conq_##f##_create(5);                            \
+		if (!CHECK_NOT_NULL(q))                                        \
+			return;                                                \
+		const conq_##f *cq = q;                                        \
+		CHECK_EQ(conq_capacity(q), 8);                                 \
+		CHECK_EQ(conq_capacity(cq), 8);                                \
+		CHECK_TRUE(conq_is_empty(q));                                  \
+		CHECK_TRUE(conq_is_empty(cq));                                 \
+		CHECK_EQ(conq_size(q), 0);                                     \
+		CHECK_EQ(conq_size(cq), 0);                                    \
+		CHECK_NULL(conq_poll(q));                                      \
+		CHECK_NULL(conq_peek(q));                                      \
+		CHECK_NULL(conq_relaxed_poll(q));                              \
+		CHECK_NULL(conq_relaxed_peek(q));                              \
+		errno = 0;                                                     \
+		CHECK_FALSE(conq_offer(q, NULL));                              \
+		CHECK_EQ(errno, EINVAL);                                       \
+		errno = 0;                                                     \
+		CHECK_FALSE(conq_relaxed_offer(q, NULL));                      \
+		CHECK_EQ(errno, EINVAL);                                       \
+		/* Each argument is evaluated once. */                         \
+		conq_##f *qs[2] = {q, q};                                      \
+		size_t i = 0;                                                  \
+		CHECK_TRUE(conq_offer(qs[i++], elem(1)));                      \
+		CHECK_EQ(i, 1);                                                \
+		CHECK_TRUE(conq_relaxed_offer(q, elem(2)));                    \
+		CHECK_EQ(conq_size(cq), 2);                                    \
+		CHECK_FALSE(conq_is_empty(cq));                                \
+		CHECK_EQ(val(conq_peek(q)), 1);                                \
+		CHECK_EQ(val(conq_relaxed_peek(q)), 1);                        \
+		CHECK_EQ(val(conq_poll(q)), 1);                                \
+		CHECK_EQ(val(conq_relaxed_poll(q)), 2);                        \
+		CHECK_TRUE(conq_is_empty(q));                                  \
+		void *es[6] = {elem(3), elem(4), elem(5),                      \
+			       elem(6), elem(7), elem(8)};                     \
+		CHECK_EQ(conq_offer_bulk(q, es, 3), 3);                        \
+		CHECK_EQ(conq_offer_bulk(q, es, 6), 0); /* 5 free */           \
+		void *more[6] = {elem(6), elem(7),  elem(8),                   \
+				 elem(9), elem(10), elem(11)};                 \
+		CHECK_EQ(conq_offer_burst(q, more, 6), 5);                     \
+		CHECK_EQ(conq_size(q), 8);                                     \
+		CHECK_FALSE(conq_offer(q, elem(99)));                          \
+		void *out[4] = {NULL, NULL, NULL, NULL};                       \
+		CHECK_EQ(conq_poll_burst(q, out, 2), 2);                       \
+		CHECK_EQ(val(out[0]), 3);                                      \
+		CHECK_EQ(val(out[1]), 4);                                      \
+		struct sink sk = {{0}, 0};                                     \
+		CHECK_EQ(conq_drain(q, sink_fn, &sk, 3), 3);                   \
+		CHECK_EQ(sk.n, 3);                                             \
+		CHECK_EQ(sk.got[0], 5);                                        \
+		CHECK_EQ(sk.got[2], 7);                                        \
+		struct source src = {100, 0};                                  \
+		CHECK_EQ(conq_fill(q, source_fn, &src, 100), 5);               \
+		CHECK_EQ(src.calls, 5);                                        \
+		CHECK_EQ(conq_size(cq), 8);                                    \
+		sk.n = 0;                                                      \
+		CHECK_EQ(conq_drain(q, sink_fn, &sk, SIZE_MAX), 8);            \
+		CHECK_EQ(sk.got[0], 8);                                        \
+		CHECK_EQ(sk.got[2], 10);                                       \
+		CHECK_EQ(sk.got[3], 100);                                      \
+		CHECK_EQ(sk.got[7], 104);                                      \
+		CHECK_TRUE(conq_is_empty(cq));                                 \
+		conq_destroy(q);                                               \
+	}
+
+CONQ__FAMILIES(TG_FAMILY)
+
+#define TG_RUN(f) tg_##f();
+
+int main(void)
+{
+	CONQ__FAMILIES(TG_RUN)
+	return check_report();
+}
