@@ -9,4 +9,36 @@
 void *conq__alloc_aligned(size_t size);
 void conq__free_aligned(void *p);
 
+/*
+ * The public cold paths every array family shares, written once around the
+ * family's own `static conq_<fam> *init_fn(void *mem, size_t capacity,
+ * uint64_t start, int zeroed)` and its public memsize(): init, the test hook
+ * init_at, create (conq__alloc_aligned zeroes, so init skips its memset and a
+ * large ring costs nothing until used) and destroy.
+ */
+#define CONQ__ARRAY_COLD_PATHS(fam, init_fn)                                   \
+	conq_##fam *conq__##fam##_init_at(void *mem, size_t capacity,          \
+					   uint64_t start)                     \
+	{                                                                      \
+		return init_fn(mem, capacity, start, 0);                       \
+	}                                                                      \
+	conq_##fam *conq_##fam##_init(void *mem, size_t capacity)              \
+	{                                                                      \
+		return init_fn(mem, capacity, 0, 0);                           \
+	}                                                                      \
+	conq_##fam *conq_##fam##_create(size_t capacity)                       \
+	{                                                                      \
+		size_t bytes = conq_##fam##_memsize(capacity);                 \
+		if (bytes == 0)                                                \
+			return NULL;                                           \
+		void *mem = conq__alloc_aligned(bytes);                        \
+		if (mem == NULL)                                               \
+			return NULL;                                           \
+		return init_fn(mem, capacity, 0, 1);                           \
+	}                                                                      \
+	void conq_##fam##_destroy(conq_##fam *q)                               \
+	{                                                                      \
+		conq__free_aligned(q);                                         \
+	}
+
 #endif

@@ -77,34 +77,7 @@ static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
 	return q;
 }
 
-conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
-					  uint64_t start)
-{
-	return mpmc_init(mem, capacity, start, 0);
-}
-
-conq_mpmc_array *conq_mpmc_array_init(void *mem, size_t capacity)
-{
-	return mpmc_init(mem, capacity, 0, 0);
-}
-
-conq_mpmc_array *conq_mpmc_array_create(size_t capacity)
-{
-	size_t bytes = conq_mpmc_array_memsize(capacity);
-	if (bytes == 0)
-		return NULL;
-	void *mem = conq__alloc_aligned(bytes);
-	if (mem == NULL)
-		return NULL;
-	/* conq__alloc_aligned zeroes, and zero is every cell's initial state:
-	 * a large queue costs nothing until it is used. */
-	return mpmc_init(mem, capacity, 0, 1);
-}
-
-void conq_mpmc_array_destroy(conq_mpmc_array *q)
-{
-	conq__free_aligned(q);
-}
+CONQ__ARRAY_COLD_PATHS(mpmc_array, mpmc_init)
 
 void conq__mpmc_yield(void)
 {

@@ -47,33 +47,7 @@ static conq_mpsc_array *mpsc_init(void *mem, size_t capacity, uint64_t start,
 	return q;
 }
 
-conq_mpsc_array *conq__mpsc_array_init_at(void *mem, size_t capacity,
-					  uint64_t start)
-{
-	return mpsc_init(mem, capacity, start, 0);
-}
-
-conq_mpsc_array *conq_mpsc_array_init(void *mem, size_t capacity)
-{
-	return mpsc_init(mem, capacity, 0, 0);
-}
-
-conq_mpsc_array *conq_mpsc_array_create(size_t capacity)
-{
-	size_t bytes = conq_mpsc_array_memsize(capacity);
-	if (bytes == 0)
-		return NULL;
-	void *mem = conq__alloc_aligned(bytes);
-	if (mem == NULL)
-		return NULL;
-	/* conq__alloc_aligned zeroes. */
-	return mpsc_init(mem, capacity, 0, 1);
-}
-
-void conq_mpsc_array_destroy(conq_mpsc_array *q)
-{
-	conq__free_aligned(q);
-}
+CONQ__ARRAY_COLD_PATHS(mpsc_array, mpsc_init)
 
 static void mpsc_backoff(unsigned *spins)
 {

@@ -47,33 +47,7 @@ static conq_spmc_array *spmc_init(void *mem, size_t capacity, uint64_t start,
 	return q;
 }
 
-conq_spmc_array *conq__spmc_array_init_at(void *mem, size_t capacity,
-					  uint64_t start)
-{
-	return spmc_init(mem, capacity, start, 0);
-}
-
-conq_spmc_array *conq_spmc_array_init(void *mem, size_t capacity)
-{
-	return spmc_init(mem, capacity, 0, 0);
-}
-
-conq_spmc_array *conq_spmc_array_create(size_t capacity)
-{
-	size_t bytes = conq_spmc_array_memsize(capacity);
-	if (bytes == 0)
-		return NULL;
-	void *mem = conq__alloc_aligned(bytes);
-	if (mem == NULL)
-		return NULL;
-	/* conq__alloc_aligned zeroes. */
-	return spmc_init(mem, capacity, 0, 1);
-}
-
-void conq_spmc_array_destroy(conq_spmc_array *q)
-{
-	conq__free_aligned(q);
-}
+CONQ__ARRAY_COLD_PATHS(spmc_array, spmc_init)
 
 static void spmc_backoff(unsigned *spins)
 {

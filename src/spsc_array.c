@@ -49,30 +49,4 @@ static conq_spsc_array *spsc_init(void *mem, size_t capacity, uint64_t start,
 	return q;
 }
 
-conq_spsc_array *conq__spsc_array_init_at(void *mem, size_t capacity,
-					  uint64_t start)
-{
-	return spsc_init(mem, capacity, start, 0);
-}
-
-conq_spsc_array *conq_spsc_array_init(void *mem, size_t capacity)
-{
-	return spsc_init(mem, capacity, 0, 0);
-}
-
-conq_spsc_array *conq_spsc_array_create(size_t capacity)
-{
-	size_t bytes = conq_spsc_array_memsize(capacity);
-	if (bytes == 0)
-		return NULL;
-	void *mem = conq__alloc_aligned(bytes);
-	if (mem == NULL)
-		return NULL;
-	/* conq__alloc_aligned zeroes. */
-	return spsc_init(mem, capacity, 0, 1);
-}
-
-void conq_spsc_array_destroy(conq_spsc_array *q)
-{
-	conq__free_aligned(q);
-}
+CONQ__ARRAY_COLD_PATHS(spsc_array, spsc_init)
