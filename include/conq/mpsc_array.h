@@ -448,18 +448,7 @@ static inline size_t conq_mpsc_array_capacity(const conq_mpsc_array *q)
 static inline size_t conq_mpsc_array_size(const conq_mpsc_array *q)
 {
 	/* [M8] acquire (all three): pair with [M6] and [M3]. */
-	conq__idx_t c = conq__load_acquire(&q->cidx), c2, p;
-	for (;;) {
-		p = conq__load_acquire(&q->pidx);
-		c2 = conq__load_acquire(&q->cidx);
-		if (c2 == c)
-			break;
-		c = c2;
-	}
-	conq__sidx_t n = conq__idx_diff(p, c);
-	if (n < 0)
-		return 0;
-	return (uint64_t)n > q->cap ? (size_t)q->cap : (size_t)n;
+	return conq__indexed_size(&q->cidx, &q->pidx, q->cap);
 }
 
 /* True if no element was claimed and not yet consumed at some moment during

@@ -378,18 +378,7 @@ static inline size_t conq_spmc_array_capacity(const conq_spmc_array *q)
 static inline size_t conq_spmc_array_size(const conq_spmc_array *q)
 {
 	/* [C5] acquire (cidx), [C3] acquire (pidx): pair with [C5], [C2]. */
-	conq__idx_t c = conq__load_acquire(&q->cidx), c2, p;
-	for (;;) {
-		p = conq__load_acquire(&q->pidx);
-		c2 = conq__load_acquire(&q->cidx);
-		if (c2 == c)
-			break;
-		c = c2;
-	}
-	conq__sidx_t n = conq__idx_diff(p, c);
-	if (n < 0)
-		return 0;
-	return (uint64_t)n > q->cap ? (size_t)q->cap : (size_t)n;
+	return conq__indexed_size(&q->cidx, &q->pidx, q->cap);
 }
 
 /* True if the queue held no element at some moment during the call. Reads

@@ -266,18 +266,7 @@ static inline size_t conq_spsc_array_capacity(const conq_spsc_array *q)
 static inline size_t conq_spsc_array_size(const conq_spsc_array *q)
 {
 	/* [S6] acquire (all three): pair with [S4] and [S5]. */
-	conq__idx_t c = conq__load_acquire(&q->cidx), c2, p;
-	for (;;) {
-		p = conq__load_acquire(&q->pidx);
-		c2 = conq__load_acquire(&q->cidx);
-		if (c2 == c)
-			break;
-		c = c2;
-	}
-	conq__sidx_t n = conq__idx_diff(p, c);
-	if (n < 0)
-		return 0;
-	return (uint64_t)n > q->cap ? (size_t)q->cap : (size_t)n;
+	return conq__indexed_size(&q->cidx, &q->pidx, q->cap);
 }
 
 /* True if the queue held no element at some moment during the call. Reads the

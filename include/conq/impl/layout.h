@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conq/impl/atomic.h"
+
 /* The coherence unit. 128 on aarch64 and ppc64, where several cores (Apple M,
  * Neoverse with some interconnects, POWER) move lines in 128-byte units;
  * 64 elsewhere. Override with -DCONQ_CACHE_LINE=N. */
@@ -48,6 +50,30 @@ typedef int64_t conq__sidx_t;
 static inline conq__sidx_t conq__idx_diff(conq__idx_t a, conq__idx_t b)
 {
 	return (conq__sidx_t)(a - b);
+}
+
+/*
+ * size() of an array queue from its consumer index *c and producer index *p
+ * (JCTools' IndexedQueueSizeUtil): read c, p, c again until c is stable, so
+ * that p was read while c held that value, then clamp to [0, cap]. The
+ * loads are acquire; each family's caller names the releases they pair with.
+ * Lock-free: retries only while the consumer index moves.
+ */
+static inline size_t conq__indexed_size(const conq__idx_t *c,
+					const conq__idx_t *p, uint64_t cap)
+{
+	conq__idx_t c1 = conq__load_acquire(c), c2, p1;
+	for (;;) {
+		p1 = conq__load_acquire(p);
+		c2 = conq__load_acquire(c);
+		if (c2 == c1)
+			break;
+		c1 = c2;
+	}
+	conq__sidx_t n = conq__idx_diff(p1, c1);
+	if (n < 0)
+		return 0;
+	return (uint64_t)n > cap ? (size_t)cap : (size_t)n;
 }
 
 #endif /* CONQ_IMPL_LAYOUT_H */
