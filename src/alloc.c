@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#define _POSIX_C_SOURCE 200809L /* sched_yield under -std=c11 */
+
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +52,28 @@ void conq__free_aligned(void *p)
 	char *raw;
 	memcpy(&raw, (char *)p - sizeof raw, sizeof raw);
 	free(raw);
+}
+
+size_t conq__array_prepare(void *mem, size_t capacity, size_t bytes,
+			   int zeroed)
+{
+	if (bytes == 0)
+		return 0; /* memsize() set errno */
+	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
+		errno = EINVAL;
+		return 0;
+	}
+	if (!zeroed)
+		memset(mem, 0, bytes);
+	return conq__array_round_capacity(capacity);
+}
+
+void conq__wait_backoff(unsigned *spins)
+{
+	if (*spins < CONQ__WAIT_SPINS) {
+		++*spins;
+		conq__cpu_relax();
+	} else {
+		sched_yield();
+	}
 }

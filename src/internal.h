@@ -9,6 +9,22 @@
 void *conq__alloc_aligned(size_t size);
 void conq__free_aligned(void *p);
 
+/* The common start of every array family's init: `bytes` is the family's
+ * memsize(capacity) (0 when the capacity is bad). Checks that `mem` is
+ * non-NULL and CONQ_PAD-aligned, zeroes `bytes` of it unless `zeroed`, and
+ * returns the rounded capacity; 0 with errno = EINVAL on bad input. No other
+ * thread may see the queue before init returns, so plain stores suffice; the
+ * caller publishes the queue (thread creation, a release store...). */
+size_t conq__array_prepare(void *mem, size_t capacity, size_t bytes,
+			   int zeroed);
+
+/* One round of waiting for a thread that is inside an operation (a claimed
+ * but unwritten slot): CONQ__WAIT_SPINS pause hints, then sched_yield() on
+ * every later round, so that on an oversubscribed machine the preempted
+ * thread we wait for gets the CPU. *spins counts the rounds. */
+#define CONQ__WAIT_SPINS 1000u
+void conq__wait_backoff(unsigned *spins);
+
 /*
  * The public cold paths every array family shares, written once around the
  * family's own `static conq_<fam> *init_fn(void *mem, size_t capacity,

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <string.h>
 
 #include "conq/mpmc_array.h"
 #include "conq/impl/testing.h"
@@ -38,19 +37,13 @@ static uint32_t log2u(uint64_t x)
 static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
 				  int zeroed)
 {
-	size_t bytes = conq_mpmc_array_memsize(capacity);
-	if (bytes == 0)
+	size_t cap = conq__array_prepare(mem, capacity,
+					 conq_mpmc_array_memsize(capacity), zeroed);
+	if (cap == 0)
 		return NULL;
-	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* No other thread may see the queue before init returns, so plain
-	 * stores suffice; the caller publishes the queue. */
-	if (!zeroed)
-		memset(mem, 0, bytes);
+	/* All-zero memory: NULL slots are the free ones. */
 	conq_mpmc_array *q = (conq_mpmc_array *)mem;
-	uint64_t n = conq__array_round_capacity(capacity);
+	uint64_t n = cap;
 	uint32_t bits = log2u(n);
 	uint32_t rot = log2u(CONQ_PAD / sizeof(conq__mpmc_cell));
 	uint32_t span = rot + log2u(MPMC_SPAN_PADS);

@@ -1,18 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Cold paths of conq_mpsc_array: sizing, init, create, destroy, waiting. */
-#define _POSIX_C_SOURCE 200809L /* sched_yield under -std=c11 */
-
 #include <errno.h>
-#include <sched.h>
-#include <string.h>
 
 #include "conq/mpsc_array.h"
 #include "internal.h"
 #include "conq/impl/testing.h"
-
-/* Spins with conq__cpu_relax before a waiter starts yielding the CPU, so an
- * oversubscribed machine lets the preempted thread it waits for run. */
-#define MPSC_SPINS 1000u
 
 size_t conq_mpsc_array_memsize(size_t capacity)
 {
@@ -27,20 +19,13 @@ size_t conq_mpsc_array_memsize(size_t capacity)
 static conq_mpsc_array *mpsc_init(void *mem, size_t capacity, uint64_t start,
 				  int zeroed)
 {
-	size_t bytes = conq_mpsc_array_memsize(capacity);
-	if (bytes == 0)
+	size_t cap = conq__array_prepare(mem, capacity,
+					 conq_mpsc_array_memsize(capacity), zeroed);
+	if (cap == 0)
 		return NULL;
-	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* Zero everything: NULL slots are the unwritten ones. No other thread
-	 * may see the queue before init returns, so plain stores suffice; the
-	 * caller publishes the queue (thread creation, a release store...). */
-	if (!zeroed)
-		memset(mem, 0, bytes);
+	/* All-zero memory: NULL slots are the free ones. */
 	conq_mpsc_array *q = (conq_mpsc_array *)mem;
-	q->cap = conq__array_round_capacity(capacity);
+	q->cap = cap;
 	q->mask = q->cap - 1;
 	q->pidx = q->cidx = start;
 	q->plimit = start + q->cap;
@@ -48,16 +33,6 @@ static conq_mpsc_array *mpsc_init(void *mem, size_t capacity, uint64_t start,
 }
 
 CONQ__ARRAY_COLD_PATHS(mpsc_array, mpsc_init)
-
-static void mpsc_backoff(unsigned *spins)
-{
-	if (*spins < MPSC_SPINS) {
-		++*spins;
-		conq__cpu_relax();
-	} else {
-		sched_yield();
-	}
-}
 
 void *conq__mpsc_array_wait(void **slot)
 {
@@ -68,7 +43,7 @@ void *conq__mpsc_array_wait(void **slot)
 		void *e = conq__load_acquire(slot);
 		if (e != NULL)
 			return e;
-		mpsc_backoff(&spins);
+		conq__wait_backoff(&spins);
 	}
 }
 
@@ -81,7 +56,7 @@ void conq__mpsc_array_put_all(conq_mpsc_array *q, void *const *es, size_t n)
 		if (m == 0) {
 			/* Full: another producer took the room fill saw.
 			 * The elements are ours to deliver; wait for C. */
-			mpsc_backoff(&spins);
+			conq__wait_backoff(&spins);
 			continue;
 		}
 		conq__mpsc_array_put(q, p, es, m);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Cold paths of conq_spsc_array: sizing, init, create, destroy. */
 #include <errno.h>
-#include <string.h>
 
 #include "conq/spsc_array.h"
 #include "internal.h"
@@ -28,20 +27,13 @@ size_t conq_spsc_array_memsize(size_t capacity)
 static conq_spsc_array *spsc_init(void *mem, size_t capacity, uint64_t start,
 				  int zeroed)
 {
-	size_t bytes = conq_spsc_array_memsize(capacity);
-	if (bytes == 0)
+	size_t cap = conq__array_prepare(mem, capacity,
+					 conq_spsc_array_memsize(capacity), zeroed);
+	if (cap == 0)
 		return NULL;
-	if (mem == NULL || (uintptr_t)mem % CONQ_PAD != 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* Zero everything: NULL slots are the free ones. No other thread may
-	 * see the queue before init returns, so plain stores suffice; the
-	 * caller publishes the queue (thread creation, a release store...). */
-	if (!zeroed)
-		memset(mem, 0, bytes);
+	/* All-zero memory: NULL slots are the free ones. */
 	conq_spsc_array *q = (conq_spsc_array *)mem;
-	q->cap = conq__array_round_capacity(capacity);
+	q->cap = cap;
 	q->batch = spsc_batch(q->cap);
 	q->ring = q->cap + q->batch;
 	q->pidx = q->cidx = start;
