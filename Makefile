@@ -28,7 +28,7 @@ clean:
 # Checking builds, each in its own directory (configured once, like $(BUILD);
 # `make distclean` or rm -rf the directory after changing their flags).
 
-.PHONY: asan tsan cross-aarch64 format-check ci distclean
+.PHONY: asan tsan cross-aarch64 index16 format-check ci distclean
 
 # Compilers for the sanitizer builds (clang needs libclang-rt-14-dev).
 ASAN_CC ?= clang
@@ -67,6 +67,14 @@ cross-aarch64:
 	$(MAKE) all BUILD=$(AARCH64_BUILD) CMAKE_FLAGS='-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-aarch64-linux-gnu.cmake -DCONQ_BUILD_BENCH=OFF $(CMAKE_FLAGS)'
 	CONQ_TEST_SCALE=$(QEMU_TEST_SCALE) ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j $(JOBS)
 
+# The tests with 16-bit queue indices (CONQ_INDEX_BITS=16, a test build):
+# every family wraps every 65,536 operations, thousands of times per run.
+# No conq-bench: it measures nothing in such a build.
+INDEX16_BUILD ?= build-index16
+index16:
+	$(MAKE) all BUILD=$(INDEX16_BUILD) CMAKE_FLAGS='-DCONQ_INDEX_BITS=16 -DCONQ_WERROR=ON -DCONQ_BUILD_BENCH=OFF $(CMAKE_FLAGS)'
+	ctest --test-dir $(INDEX16_BUILD) --output-on-failure -j $(JOBS)
+
 # Report (do not fix) formatting that differs from .clang-format.
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS = include src tests bench examples
@@ -80,4 +88,4 @@ ci:
 	bash .ci/run
 
 distclean: clean
-	rm -rf build-asan build-tsan build-aarch64 build-ci
+	rm -rf build-asan build-tsan build-aarch64 build-index16 build-ci

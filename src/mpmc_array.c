@@ -60,13 +60,16 @@ static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
 	q->shr = span - rot;
 
 	/* Cell of position p: FREE(p), for p in [start, start + n). With
-	 * start 0 that is the all-zero word, already there. */
-	if (start != 0)
+	 * start 0 that is the all-zero word, already there. A narrow index
+	 * build (CONQ_INDEX_BITS) keeps start's low bits. */
+	conq__idx_t s = (conq__idx_t)start;
+	if (s != 0)
 		for (uint64_t k = 0; k < n; k++)
-			conq__mpmc_cell_at(q, start + k)->seq =
-			    conq__mpmc_lap(q, start + k) | CONQ__MPMC_FREE;
-	q->tail = q->headc = start;
-	q->head = q->tailc = start;
+			conq__mpmc_cell_at(q, conq__idx_add(s, k))->seq =
+			    conq__mpmc_lap(q, conq__idx_add(s, k)) |
+			    CONQ__MPMC_FREE;
+	q->tail = q->headc = s;
+	q->head = q->tailc = s;
 	return q;
 }
 

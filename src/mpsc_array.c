@@ -27,8 +27,9 @@ static conq_mpsc_array *mpsc_init(void *mem, size_t capacity, uint64_t start,
 	conq_mpsc_array *q = (conq_mpsc_array *)mem;
 	q->cap = cap;
 	q->mask = q->cap - 1;
-	q->pidx = q->cidx = start;
-	q->plimit = start + q->cap;
+	/* A narrow index build (CONQ_INDEX_BITS) keeps start's low bits. */
+	q->pidx = q->cidx = (conq__idx_t)start;
+	q->plimit = conq__idx_add(q->pidx, q->cap);
 	return q;
 }
 

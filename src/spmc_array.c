@@ -27,8 +27,9 @@ static conq_spmc_array *spmc_init(void *mem, size_t capacity, uint64_t start,
 	conq_spmc_array *q = (conq_spmc_array *)mem;
 	q->cap = cap;
 	q->mask = q->cap - 1;
-	q->pidx = q->cidx = q->pcache = start;
-	q->plimit = start + q->cap;
+	/* A narrow index build (CONQ_INDEX_BITS) keeps start's low bits. */
+	q->pidx = q->cidx = q->pcache = (conq__idx_t)start;
+	q->plimit = conq__idx_add(q->pidx, q->cap);
 	return q;
 }
 

@@ -8,6 +8,12 @@
 
 #define SPSC_MAX_BATCH 32u
 
+/* The proof (docs/memory-model.md) compares indices up to capacity + B
+ * apart. */
+CONQ__STATIC_ASSERT((uint64_t)CONQ_ARRAY_MAX_CAPACITY + SPSC_MAX_BATCH <
+			CONQ__IDX_HALF,
+		    "capacity + batch keeps index differences unambiguous");
+
 static uint64_t spsc_batch(uint64_t cap)
 {
 	return cap < SPSC_MAX_BATCH ? cap : SPSC_MAX_BATCH;
@@ -36,8 +42,9 @@ static conq_spsc_array *spsc_init(void *mem, size_t capacity, uint64_t start,
 	q->cap = cap;
 	q->batch = spsc_batch(q->cap);
 	q->ring = q->cap + q->batch;
-	q->pidx = q->cidx = start;
-	q->plimit = start + q->cap;
+	/* A narrow index build (CONQ_INDEX_BITS) keeps start's low bits. */
+	q->pidx = q->cidx = (conq__idx_t)start;
+	q->plimit = conq__idx_add(q->pidx, q->cap);
 	return q;
 }
 

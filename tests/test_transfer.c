@@ -487,8 +487,8 @@ static void transfer(const struct tq_desc *d, size_t cap, bool at_start,
 	CHECK_TRUE(d->is_empty(x.q));
 	char from[40] = "";
 	if (at_start)
-		snprintf(from, sizeof from, " start=2^64-%llu",
-			 (unsigned long long)(0 - start));
+		snprintf(from, sizeof from, " start=2^%d-%llu", CONQ_INDEX_BITS,
+			 (unsigned long long)(conq__idx_t)(0 - start));
 	printf("     %s: cap=%zu%s np=%u nc=%u n=%llu %s: %.2f s, %.1f M/s, "
 	       "%llu size() probes\n",
 	       d->name, cap, from, np, nc, (unsigned long long)n,

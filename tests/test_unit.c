@@ -334,7 +334,9 @@ static bool need_bounded(const struct tq_desc *d)
 	return true;
 }
 
-/* The requested capacities at the edges: 1, 2, 3 and 2^k - 1, 2^k, 2^k + 1. */
+/* The requested capacities at the edges: 1, 2, 3 and 2^k - 1, 2^k, 2^k + 1,
+ * up to 2^16 + 1 or CONQ_ARRAY_MAX_CAPACITY (2^12 in a 16-bit index build),
+ * whichever is less. */
 static size_t edge_caps(size_t *out, size_t max)
 {
 	size_t n = 0;
@@ -342,9 +344,13 @@ static size_t edge_caps(size_t *out, size_t max)
 	out[n++] = 2;
 	out[n++] = 3;
 	for (unsigned k = 2; k <= 16 && n + 3 <= max; k++) {
-		out[n++] = ((size_t)1 << k) - 1;
-		out[n++] = (size_t)1 << k;
-		out[n++] = ((size_t)1 << k) + 1;
+		size_t c = (size_t)1 << k;
+		if (c > CONQ_ARRAY_MAX_CAPACITY)
+			break;
+		out[n++] = c - 1;
+		out[n++] = c;
+		if (c < CONQ_ARRAY_MAX_CAPACITY)
+			out[n++] = c + 1;
 	}
 	return n;
 }

@@ -28,12 +28,29 @@ extern "C" {
  * The largest capacity a bounded array queue accepts, after rounding up to a
  * power of two: 2^31 slots (16 GiB of pointers) on 64-bit targets, 2^26 on
  * 32-bit ones, so that memsize() can never overflow size_t.
+ *
+ * Narrow index test builds (CONQ_INDEX_BITS, impl/layout.h): 2^28 with 32-bit
+ * indices, 2^12 with 16-bit ones, so that the index differences every family
+ * takes stay below 2^(CONQ_INDEX_BITS - 1) in magnitude. The tightest bound
+ * is conq_mpmc_array's: there the tail may run ahead of the head by the
+ * capacity plus one claim (at most a capacity) per thread that overshoots
+ * with an FAA, so 2^(CONQ_INDEX_BITS - 4) leaves room for 7 such threads at
+ * full capacity (mpmc_array.h asserts it); the others need capacity (plus 32
+ * for conq_spsc_array's ring) below 2^(CONQ_INDEX_BITS - 1).
  */
-#if SIZE_MAX > 0xffffffffu
+#if CONQ_INDEX_BITS == 16
+#define CONQ_ARRAY_MAX_CAPACITY ((size_t)1 << 12)
+#elif CONQ_INDEX_BITS == 32 && SIZE_MAX > 0xffffffffu
+#define CONQ_ARRAY_MAX_CAPACITY ((size_t)1 << 28)
+#elif SIZE_MAX > 0xffffffffu
 #define CONQ_ARRAY_MAX_CAPACITY ((size_t)1 << 31)
 #else
 #define CONQ_ARRAY_MAX_CAPACITY ((size_t)1 << 26)
 #endif
+
+/* Every family reads cidx + capacity - pidx, and the like, as signed. */
+CONQ__STATIC_ASSERT((uint64_t)CONQ_ARRAY_MAX_CAPACITY < CONQ__IDX_HALF,
+		    "capacities keep index differences unambiguous");
 
 /* drain(): called once per element, in FIFO order, on the consumer thread.
  * It must not call back into the same queue's consumer side. */

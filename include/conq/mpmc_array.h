@@ -162,6 +162,18 @@ extern "C" {
 #define CONQ__MPMC_RES	1u
 #define CONQ__MPMC_FULL 2u
 
+/* seq arithmetic. With 64-bit positions, plain uint64_t arithmetic: seq
+ * wraps with the positions. With narrow ones (CONQ_INDEX_BITS), positions
+ * wrap at 2^CONQ_INDEX_BITS, so seq, which holds a position's lap << 2, is
+ * kept modulo 2^(CONQ_INDEX_BITS + 2). */
+#if CONQ_INDEX_BITS < 64
+#define CONQ__MPMC_SEQ_BITS (CONQ_INDEX_BITS + 2)
+#define CONQ__MPMC_SEQ(x)                                                      \
+	((uint64_t)(x) & (((uint64_t)1 << CONQ__MPMC_SEQ_BITS) - 1))
+#else
+#define CONQ__MPMC_SEQ(x) ((uint64_t)(x))
+#endif
+
 typedef struct conq_mpmc_array conq_mpmc_array;
 
 /* 16 bytes on every target, so that seq never straddles a line. */
@@ -196,6 +208,11 @@ struct conq_mpmc_array {
 };
 
 CONQ__STATIC_ASSERT(sizeof(conq__mpmc_cell) == 16, "cells are 16 bytes");
+/* tail - head, and seq - lap in positions, stay within capacity + one
+ * overshooting claim (at most a capacity) per thread: unambiguous for 7 such
+ * threads at full capacity (common.h, CONQ_ARRAY_MAX_CAPACITY). */
+CONQ__STATIC_ASSERT((uint64_t)CONQ_ARRAY_MAX_CAPACITY * 8 <= CONQ__IDX_HALF,
+		    "positions' differences stay unambiguous");
 CONQ__STATIC_ASSERT(offsetof(conq_mpmc_array, tail) % CONQ_PAD == 0,
 		    "producer fields start a padded block");
 CONQ__STATIC_ASSERT(offsetof(conq_mpmc_array, head) -
@@ -248,12 +265,18 @@ static inline conq__mpmc_cell *conq__mpmc_cell_at(const conq_mpmc_array *q,
  * more: a later one. (The 2^64 wrap of positions is harmless.) */
 static inline uint64_t conq__mpmc_lap(const conq_mpmc_array *q, conq__idx_t p)
 {
-	return (p & ~(q->cap - 1)) << 2;
+	return CONQ__MPMC_SEQ((p & ~(q->cap - 1)) << 2);
 }
 
 static inline int64_t conq__mpmc_state(uint64_t seq, uint64_t lap)
 {
+#if CONQ_INDEX_BITS < 64
+	/* seq - lap modulo 2^CONQ__MPMC_SEQ_BITS, sign-extended. */
+	const uint64_t sign = (uint64_t)1 << (CONQ__MPMC_SEQ_BITS - 1);
+	return (int64_t)(CONQ__MPMC_SEQ(seq - lap) ^ sign) - (int64_t)sign;
+#else
 	return (int64_t)(seq - lap);
+#endif
 }
 
 /* One round of waiting for a thread inside an operation: spin, then yield. */
@@ -294,8 +317,8 @@ static inline bool conq__mpmc_reserve(conq_mpmc_array *q, conq__idx_t t)
 		if (d > 0)
 			return false; /* closed by its consumer */
 		/* [Q6] seq_cst: pairs with [Q7]. */
-		if (conq__idx_diff(conq__load_seq_cst(&q->head), t - q->cap) <=
-		    0)
+		if (conq__idx_diff(conq__load_seq_cst(&q->head),
+				   conq__idx_sub(t, q->cap)) <= 0)
 			return false; /* full: give the position up */
 		conq__mpmc_backoff(&k);
 		/* [Q2] acquire, as above. */
@@ -324,8 +347,8 @@ static inline void conq__mpmc_catchup(conq_mpmc_array *q, conq__idx_t h)
 	 * tail were claimed by polls). */
 	conq__idx_t t = conq__load_seq_cst(&q->tail);
 	/* [Q11] seq_cst, as above. */
-	while (conq__idx_diff(t, h + 1) < 0 &&
-	       !conq__cas_strong_seq_cst(&q->tail, &t, h + 1))
+	while (conq__idx_diff(t, conq__idx_add(h, 1)) < 0 &&
+	       !conq__cas_strong_seq_cst(&q->tail, &t, conq__idx_add(h, 1)))
 		;
 }
 
@@ -338,7 +361,7 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 {
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
 	const uint64_t lap = conq__mpmc_lap(q, h);
-	const uint64_t next = lap + (q->cap << 2);
+	const uint64_t next = CONQ__MPMC_SEQ(lap + (q->cap << 2));
 	unsigned k = 0, late = 0;
 	int owner = -1; /* does a producer hold position h? (-1: unknown) */
 	/* [Q8] acquire: pairs with [Q5]. */
@@ -409,15 +432,16 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 	conq__idx_t t = conq__load_seq_cst(&q->tail);
 	/* relaxed: a hint that decides FAA or CAS only; every value it held
 	 * was the head once, and the head never decreases, so it errs low. */
-	if (conq__idx_diff(conq__load_relaxed(&q->headc) + q->cap, t) >=
-	    (conq__sidx_t)(k + CONQ__MPMC_FAA_SLACK)) {
+	if ((int64_t)conq__idx_diff(
+		(conq__idx_t)(conq__load_relaxed(&q->headc) + q->cap), t) >=
+	    (int64_t)(k + CONQ__MPMC_FAA_SLACK)) {
 		/* The cell the FAA will most likely return: its address
 		 * depends on the FAA, which a miss would then wait for, and
 		 * the remap defeats the hardware prefetcher. Its last user
 		 * is at least CONQ__MPMC_FAA_SLACK positions back. */
 		conq__prefetch(conq__mpmc_cell_at(q, t));
 		/* [Q1] seq_cst, as above. */
-		*first = conq__faa_seq_cst(&q->tail, k);
+		*first = conq__faa_seq_cst(&q->tail, (conq__idx_t)k);
 		return k;
 	}
 	for (;;) {
@@ -428,12 +452,13 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 		 * writing their shared line. */
 		if (conq__load_relaxed(&q->headc) != h)
 			conq__store_relaxed(&q->headc, h);
-		conq__sidx_t room = conq__idx_diff(h + q->cap, t);
-		if (room < (conq__sidx_t)need)
+		conq__sidx_t room = conq__idx_diff(conq__idx_add(h, q->cap), t);
+		if ((int64_t)room < (int64_t)need)
 			return 0;
 		uint64_t m = (uint64_t)room < k ? (uint64_t)room : k;
 		/* [Q1] seq_cst, as above. */
-		if (conq__cas_strong_seq_cst(&q->tail, &t, t + m)) {
+		if (conq__cas_strong_seq_cst(&q->tail, &t,
+					     conq__idx_add(t, m))) {
 			*first = t;
 			return m;
 		}
@@ -449,11 +474,11 @@ static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 	conq__idx_t h = conq__load_seq_cst(&q->head);
 	/* relaxed: a hint, as in claim_put, for the tail. */
 	if (conq__idx_diff(conq__load_relaxed(&q->tailc), h) >=
-	    (conq__sidx_t)(k + CONQ__MPMC_FAA_SLACK)) {
+	    (int64_t)(k + CONQ__MPMC_FAA_SLACK)) {
 		/* As in claim_put. */
 		conq__prefetch(conq__mpmc_cell_at(q, h));
 		/* [Q7] seq_cst, as above. */
-		*first = conq__faa_seq_cst(&q->head, k);
+		*first = conq__faa_seq_cst(&q->head, (conq__idx_t)k);
 		return k;
 	}
 	for (;;) {
@@ -467,7 +492,8 @@ static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 			return 0;
 		uint64_t m = (uint64_t)avail < k ? (uint64_t)avail : k;
 		/* [Q7] seq_cst, as above. */
-		if (conq__cas_strong_seq_cst(&q->head, &h, h + m)) {
+		if (conq__cas_strong_seq_cst(&q->head, &h,
+					     conq__idx_add(h, m))) {
 			*first = h;
 			return m;
 		}
@@ -512,7 +538,7 @@ static inline bool conq_mpmc_array_relaxed_offer(conq_mpmc_array *q, void *e)
 	uint64_t s = conq__load_acquire(&c->seq);
 	if (conq__mpmc_state(s, lap) != CONQ__MPMC_FREE ||
 	    /* [Q1] seq_cst: as in claim_put. */
-	    !conq__cas_strong_seq_cst(&q->tail, &t, t + 1))
+	    !conq__cas_strong_seq_cst(&q->tail, &t, conq__idx_add(t, 1)))
 		return false;
 	/* [Q3] acq_rel: as in reserve; fails only if a poll past the tail
 	 * closed t, which is then lost. */
@@ -550,12 +576,12 @@ static inline void *conq_mpmc_array_relaxed_poll(conq_mpmc_array *q)
 	uint64_t s = conq__load_acquire(&c->seq);
 	if (conq__mpmc_state(s, lap) != CONQ__MPMC_FULL ||
 	    /* [Q7] seq_cst: as in claim_take. */
-	    !conq__cas_strong_seq_cst(&q->head, &h, h + 1))
+	    !conq__cas_strong_seq_cst(&q->head, &h, conq__idx_add(h, 1)))
 		return NULL;
 	/* relaxed: as in take. */
 	void *e = conq__load_relaxed(&c->u.e);
 	/* [Q9] release: as in take. */
-	conq__store_release(&c->seq, lap + (q->cap << 2));
+	conq__store_release(&c->seq, CONQ__MPMC_SEQ(lap + (q->cap << 2)));
 	return e; /* NULL for a tombstone: a spurious failure */
 }
 
@@ -582,7 +608,7 @@ static inline void *conq__mpmc_look(const conq_mpmc_array *q, uint64_t limit,
 			lim = q->cap;
 		bool moved = false;
 		for (uint64_t u = 0; u < lim && !moved; u++) {
-			conq__idx_t p = h + u;
+			conq__idx_t p = conq__idx_add(h, u);
 			conq__mpmc_cell *c = conq__mpmc_cell_at(q, p);
 			const uint64_t lap = conq__mpmc_lap(q, p);
 			unsigned k = 0;
@@ -678,8 +704,9 @@ static inline int conq__mpmc_peek_at(conq_mpmc_array *q, conq__idx_t p,
 			/* [Q10] acq_rel: pairs with [Q3]: close the position
 			 * to its producer, as its poll would; that poll will
 			 * find it closed and move on. */
-			if (conq__cas_strong_acq_rel(&c->seq, &s,
-						     lap + (q->cap << 2)))
+			if (conq__cas_strong_acq_rel(
+				&c->seq, &s,
+				CONQ__MPMC_SEQ(lap + (q->cap << 2))))
 				return 0;
 			continue;
 		}
@@ -716,7 +743,7 @@ static inline void *conq_mpmc_array_peek(conq_mpmc_array *q)
 		int r = 0;
 		for (uint64_t u = 0; u < lim && r == 0; u++) {
 			void *e;
-			r = conq__mpmc_peek_at(q, h + u, h, &e);
+			r = conq__mpmc_peek_at(q, conq__idx_add(h, u), h, &e);
 			if (r > 0)
 				return e;
 		}
@@ -790,15 +817,16 @@ static inline size_t conq_mpmc_array_offer_bulk(conq_mpmc_array *q,
 		return 0;
 	size_t first_lost = n;
 	for (size_t i = 0; i < n; i++) {
-		if (!conq__mpmc_reserve(q, t + i)) {
+		if (!conq__mpmc_reserve(q, conq__idx_add(t, i))) {
 			if (first_lost == n)
 				first_lost = i;
 		} else if (first_lost < n) {
-			conq__mpmc_publish(q, t + i, NULL);
+			conq__mpmc_publish(q, conq__idx_add(t, i), NULL);
 		}
 	}
 	for (size_t i = 0; i < first_lost; i++)
-		conq__mpmc_publish(q, t + i, first_lost == n ? es[i] : NULL);
+		conq__mpmc_publish(q, conq__idx_add(t, i),
+				   first_lost == n ? es[i] : NULL);
 	return first_lost == n ? n : 0;
 }
 
@@ -822,8 +850,9 @@ static inline size_t conq_mpmc_array_offer_burst(conq_mpmc_array *q,
 			break;
 		uint64_t want = k - done;
 		for (uint64_t u = 0; u < m; u++)
-			if (conq__mpmc_reserve(q, t + u))
-				conq__mpmc_publish(q, t + u, es[done++]);
+			if (conq__mpmc_reserve(q, conq__idx_add(t, u)))
+				conq__mpmc_publish(q, conq__idx_add(t, u),
+						   es[done++]);
 		if (m < want)
 			break; /* no more room */
 	}
@@ -844,7 +873,7 @@ static inline size_t conq_mpmc_array_poll_burst(conq_mpmc_array *q, void **out,
 			break;
 		size_t got = 0;
 		for (uint64_t u = 0; u < m; u++) {
-			void *e = conq__mpmc_take(q, h + u);
+			void *e = conq__mpmc_take(q, conq__idx_add(h, u));
 			if (e != NULL)
 				out[done + got++] = e;
 		}
@@ -917,14 +946,15 @@ static inline size_t conq_mpmc_array_fill(conq_mpmc_array *q, conq_supply_fn fn,
 		if (m == 0)
 			break;
 		for (uint64_t u = 0; u < m; u++) {
-			if (!conq__mpmc_reserve(q, t + u))
+			if (!conq__mpmc_reserve(q, conq__idx_add(t, u)))
 				continue;
 			void *e = fn(ctx);
 			if (e == NULL) {
-				conq__mpmc_unclaim(q, t + u, t + m);
+				conq__mpmc_unclaim(q, conq__idx_add(t, u),
+						   conq__idx_add(t, m));
 				return done;
 			}
-			conq__mpmc_publish(q, t + u, e);
+			conq__mpmc_publish(q, conq__idx_add(t, u), e);
 			done++;
 		}
 		if (m < want)

@@ -103,7 +103,7 @@ struct conq_mpsc_array {
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx; /* next index to read; read by P on refresh, size() */
 	uint64_t chase;   /* 1: the last poll() returned an element */
-	CONQ__PAD_AFTER(pad_cons, sizeof(conq__idx_t) + sizeof(uint64_t));
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
 
 	/* The ring (void *slots[cap]) follows, then CONQ_PAD bytes of guard. */
 };
@@ -166,7 +166,8 @@ static inline conq__idx_t conq__mpsc_array_refresh(conq_mpsc_array *q,
 	/* [M5] acquire: pairs with [M6] (the consumer's release of cidx). The
 	 * consumer read and cleared every slot below cidx before [M6], so the
 	 * slots of the indices below cidx + cap are free and NULL. */
-	conq__idx_t limit = conq__load_acquire(&q->cidx) + q->cap;
+	conq__idx_t limit =
+	    (conq__idx_t)(conq__load_acquire(&q->cidx) + q->cap);
 	/* [M4] release: pairs with [M4] (other producers' acquire of plimit):
 	 * a producer that claims below this limit sees the clears behind it.
 	 * The race between refreshing producers is benign: every limit ever
@@ -200,11 +201,14 @@ static inline uint64_t conq__mpsc_array_claim(conq_mpsc_array *q,
 	conq__idx_t p = conq__load_acquire(&q->pidx);
 	uint64_t n;
 	do {
+		/* avail and want compared as int64_t: a narrow index build
+		 * (CONQ_INDEX_BITS) must not truncate want. */
 		conq__sidx_t avail = conq__idx_diff(limit, p);
-		if (avail < (conq__sidx_t)want) {
+		if ((int64_t)avail < (int64_t)want) {
 			limit = conq__mpsc_array_refresh(q, limit);
 			avail = conq__idx_diff(limit, p);
-			if (avail <= 0 || (all && avail < (conq__sidx_t)want))
+			if (avail <= 0 ||
+			    (all && (int64_t)avail < (int64_t)want))
 				return 0;
 		}
 		n = (uint64_t)avail < want ? (uint64_t)avail : want;
@@ -213,7 +217,7 @@ static inline uint64_t conq__mpsc_array_claim(conq_mpsc_array *q,
 		 * (the consumer's and size()'s acquire of pidx). The element
 		 * itself is published by [M1], not by this CAS. Weak: a
 		 * spurious failure just goes round again. */
-	} while (!conq__cas_weak_acq_rel(&q->pidx, &p, p + n));
+	} while (!conq__cas_weak_acq_rel(&q->pidx, &p, conq__idx_add(p, n)));
 	*first = p;
 	return n;
 }
@@ -273,7 +277,7 @@ static inline int conq_mpsc_array_fail_fast_offer(conq_mpsc_array *q, void *e)
 		return 1;
 	/* [M3] CAS acq_rel: as in claim. Strong: -1 must mean that another
 	 * producer claimed, not a spurious LL/SC failure. */
-	if (!conq__cas_strong_acq_rel(&q->pidx, &p, p + 1))
+	if (!conq__cas_strong_acq_rel(&q->pidx, &p, conq__idx_add(p, 1)))
 		return -1;
 	void *es[1] = {e};
 	conq__mpsc_array_put(q, p, es, 1);
@@ -311,13 +315,17 @@ static inline bool conq_mpsc_array_offer_if_below_threshold(conq_mpsc_array *q,
 	/* [M3] acquire: as in claim. */
 	conq__idx_t p = conq__load_acquire(&q->pidx);
 	do {
-		if (conq__idx_diff(limit - q->cap + t, p) <= 0) {
+		if (conq__idx_diff(
+			conq__idx_add(conq__idx_sub(limit, q->cap), t), p) <=
+		    0) {
 			limit = conq__mpsc_array_refresh(q, limit);
-			if (conq__idx_diff(limit - q->cap + t, p) <= 0)
+			if (conq__idx_diff(
+				conq__idx_add(conq__idx_sub(limit, q->cap), t),
+				p) <= 0)
 				return false;
 		}
 		/* [M3] CAS acq_rel: as in claim. */
-	} while (!conq__cas_weak_acq_rel(&q->pidx, &p, p + 1));
+	} while (!conq__cas_weak_acq_rel(&q->pidx, &p, conq__idx_add(p, 1)));
 	void *es[1] = {e};
 	conq__mpsc_array_put(q, p, es, 1);
 	return true;
@@ -353,7 +361,7 @@ static inline void conq__mpsc_array_advance(conq_mpsc_array *q, void **slot)
 	conq__store_relaxed(slot, (void *)NULL);
 	/* [M6] release: pairs with [M5]; orders our read and clear of the slot
 	 * before a producer's reuse of it. */
-	conq__store_release(&q->cidx, q->cidx + 1);
+	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 1));
 }
 
 /* Re-reads of a NULL head slot, with conq__cpu_relax, before poll() asks
@@ -528,7 +536,7 @@ static inline size_t conq_mpsc_array_poll_burst(conq_mpsc_array *q, void **out,
 	}
 	if (k)
 		/* [M6] release: pairs with [M5]; see advance. */
-		conq__store_release(&q->cidx, c + k);
+		conq__store_release(&q->cidx, conq__idx_add(c, k));
 	return k;
 }
 
@@ -583,7 +591,7 @@ static inline size_t conq_mpsc_array_fill(conq_mpsc_array *q,
 		conq__idx_t p = conq__load_acquire(&q->pidx);
 		conq__idx_t lim = conq__load_acquire(&q->plimit);
 		conq__sidx_t room = conq__idx_diff(lim, p);
-		if (room < (conq__sidx_t)want)
+		if ((int64_t)room < (int64_t)want)
 			room = conq__idx_diff(conq__mpsc_array_refresh(q, lim),
 					      p);
 		if (room <= 0)

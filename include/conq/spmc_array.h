@@ -156,7 +156,7 @@ static inline uint64_t conq__spmc_array_refresh_limit(conq_spmc_array *q,
 	 * index below cidx is claimed, so the slots below cidx + cap hold no
 	 * element still in the queue; a claimed slot may not be cleared yet,
 	 * which the producer checks slot by slot through [C7]. */
-	q->plimit = conq__load_acquire(&q->cidx) + q->cap;
+	q->plimit = (conq__idx_t)(conq__load_acquire(&q->cidx) + q->cap);
 	return (uint64_t)conq__idx_diff(q->plimit, p);
 }
 
@@ -218,7 +218,7 @@ static inline bool conq_spmc_array_offer(conq_spmc_array *q, void *e)
 	if (CONQ__UNLIKELY(!conq__spmc_array_slot_free(slot)))
 		conq__spmc_array_wait(slot);
 	conq__spmc_array_store(slot, e);
-	conq__spmc_array_publish(q, p + 1);
+	conq__spmc_array_publish(q, conq__idx_add(p, 1));
 	return true;
 }
 
@@ -239,7 +239,7 @@ static inline bool conq_spmc_array_relaxed_offer(conq_spmc_array *q, void *e)
 	if (CONQ__UNLIKELY(!conq__spmc_array_slot_free(slot)))
 		return false;
 	conq__spmc_array_store(slot, e);
-	conq__spmc_array_publish(q, p + 1);
+	conq__spmc_array_publish(q, conq__idx_add(p, 1));
 	return true;
 }
 
@@ -278,8 +278,10 @@ static inline uint64_t conq__spmc_array_claim(conq_spmc_array *q,
 	conq__idx_t c = conq__load_acquire(&q->cidx);
 	uint64_t n;
 	do {
+		/* avail and want compared as int64_t: a narrow index build
+		 * (CONQ_INDEX_BITS) must not truncate want. */
 		conq__sidx_t avail = conq__idx_diff(pc, c);
-		if (avail < (conq__sidx_t)want) {
+		if ((int64_t)avail < (int64_t)want) {
 			pc = conq__spmc_array_refresh(q, pc);
 			avail = conq__idx_diff(pc, c);
 			if (avail <= 0)
@@ -290,7 +292,7 @@ static inline uint64_t conq__spmc_array_claim(conq_spmc_array *q,
 		 * consumers' loads and CASes of cidx) as above, and with [C8]
 		 * (the producer's acquire of cidx). Weak: a spurious failure
 		 * just goes round again. */
-	} while (!conq__cas_weak_acq_rel(&q->cidx, &c, c + n));
+	} while (!conq__cas_weak_acq_rel(&q->cidx, &c, conq__idx_add(c, n)));
 	*first = c;
 	return n;
 }
@@ -414,7 +416,7 @@ static inline size_t conq_spmc_array_offer_bulk(conq_spmc_array *q,
 			conq__spmc_array_wait(slot);
 		conq__spmc_array_store(slot, es[i]);
 	}
-	conq__spmc_array_publish(q, p + n);
+	conq__spmc_array_publish(q, conq__idx_add(p, n));
 	return n;
 }
 
@@ -443,7 +445,7 @@ static inline size_t conq_spmc_array_offer_burst(conq_spmc_array *q,
 		conq__spmc_array_store(slot, es[i]);
 	}
 	if (i)
-		conq__spmc_array_publish(q, p + i);
+		conq__spmc_array_publish(q, conq__idx_add(p, i));
 	return (size_t)i;
 }
 
@@ -456,7 +458,7 @@ static inline size_t conq_spmc_array_poll_burst(conq_spmc_array *q, void **out,
 	conq__idx_t c;
 	uint64_t k = n ? conq__spmc_array_claim(q, (uint64_t)n, &c) : 0;
 	for (uint64_t i = 0; i < k; i++)
-		out[i] = conq__spmc_array_take(q, c + i);
+		out[i] = conq__spmc_array_take(q, conq__idx_add(c, i));
 	return (size_t)k;
 }
 
@@ -514,7 +516,7 @@ static inline size_t conq_spmc_array_fill(conq_spmc_array *q,
 		conq__spmc_array_store(slot, e);
 	}
 	if (n)
-		conq__spmc_array_publish(q, p + n);
+		conq__spmc_array_publish(q, conq__idx_add(p, n));
 	return (size_t)n;
 }
 

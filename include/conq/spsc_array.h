@@ -65,14 +65,14 @@ struct conq_spsc_array {
 	conq__idx_t pidx;   /* next index to write; read by size() */
 	conq__idx_t plimit; /* indices below this are free: cidx + cap, cached */
 	uint64_t ppos;      /* pidx's slot: pidx modulo ring, kept incrementally */
-	CONQ__PAD_AFTER(pad_prod, 3 * sizeof(uint64_t));
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(2) + sizeof(uint64_t));
 
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx; /* next index to read; read by P on refresh, size() */
 	uint64_t cpos;    /* cidx's slot */
 	uint64_t tpos;    /* first consumed slot not yet cleared */
 	uint64_t pending; /* consumed slots not yet cleared, < batch */
-	CONQ__PAD_AFTER(pad_cons, 4 * sizeof(uint64_t));
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 3 * sizeof(uint64_t));
 
 	/* The ring (void *slots[ring]) follows, then CONQ_PAD bytes of guard. */
 };
@@ -123,7 +123,7 @@ static inline uint64_t conq__spsc_array_refresh(conq_spsc_array *q,
 	 * B extra slots cover the rest) before [S4], so the slots below
 	 * cidx + cap are free and already NULL for us to overwrite. */
 	conq__idx_t c = conq__load_acquire(&q->cidx);
-	q->plimit = c + q->cap;
+	q->plimit = conq__idx_add(c, q->cap);
 	return (uint64_t)conq__idx_diff(q->plimit, p);
 }
 
@@ -161,7 +161,7 @@ static inline void conq__spsc_array_put(conq_spsc_array *q, conq__idx_t p,
 	conq__store_release(&slots[first], es[0]);
 	/* [S5] release: pairs with [S6] (size/is_empty), so a thread that sees
 	 * the queue non-empty also sees the element. */
-	conq__store_release(&q->pidx, p + n);
+	conq__store_release(&q->pidx, conq__idx_add(p, n));
 }
 
 /* Offer `e`. True if enqueued; false if the queue holds capacity() elements,
@@ -221,7 +221,7 @@ static inline void conq__spsc_array_advance(conq_spsc_array *q, uint64_t n)
 	}
 	/* [S4] release: pairs with [S3]; orders our reads and clears of the
 	 * consumed slots before the producer's reuse of them. */
-	conq__store_release(&q->cidx, q->cidx + n);
+	conq__store_release(&q->cidx, conq__idx_add(q->cidx, n));
 }
 
 /* Poll: the oldest element, or NULL iff the queue is empty. C only.
@@ -393,7 +393,7 @@ static inline size_t conq_spsc_array_fill(conq_spsc_array *q,
 	/* [S1] release: pairs with [S2]; publishes the whole batch. */
 	conq__store_release(&slots[first], head);
 	/* [S5] release: pairs with [S6]. */
-	conq__store_release(&q->pidx, p + n);
+	conq__store_release(&q->pidx, conq__idx_add(p, n));
 	return (size_t)n;
 }
 

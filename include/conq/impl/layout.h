@@ -31,6 +31,11 @@
 #define CONQ__PAD_AFTER(name, used)                                            \
 	char name[CONQ_PAD - ((used) % CONQ_PAD)]
 
+/* Bytes that n index fields (conq__idx_t) at the start of a field group take
+ * up to a uint64_t field after them: n * 8 with 64-bit indices, padding
+ * included with narrower ones. */
+#define CONQ__IDX_FIELDS(n) (((n) * sizeof(conq__idx_t) + 7) / 8 * 8)
+
 #if defined(__cplusplus)
 #define CONQ__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
@@ -43,13 +48,55 @@
  * wrap anyway, and the tests start indices just below it). Never compare two
  * indices with < or >: take the difference, which is exact modulo 2^64, and
  * read it as signed when it may be "negative".
+ *
+ * CONQ_INDEX_BITS (default 64) narrows the indices to 32 or 16 bits, for
+ * test builds only: with 16, every family wraps every 65,536 operations, so
+ * the wrap arguments are exercised thousands of times per test run. All index
+ * arithmetic is then done modulo 2^CONQ_INDEX_BITS: uint16_t operands are
+ * promoted to int, so every sum and difference goes back through
+ * conq__idx_t (conq__idx_add, conq__idx_diff) before it is compared, stored
+ * or differenced again. The largest capacity shrinks with the width (common.h,
+ * CONQ_ARRAY_MAX_CAPACITY) so that every difference the code takes stays far
+ * below 2^(CONQ_INDEX_BITS - 1) in magnitude, i.e. unambiguous. A narrow build
+ * is also correct only while no thread stalls inside an operation for about
+ * 2^(CONQ_INDEX_BITS - 1) operations of the others (an index it read is then
+ * a whole half-range old); docs/design.md, "Index width".
  */
+#ifndef CONQ_INDEX_BITS
+#define CONQ_INDEX_BITS 64
+#endif
+#if CONQ_INDEX_BITS == 64
 typedef uint64_t conq__idx_t;
 typedef int64_t conq__sidx_t;
+#elif CONQ_INDEX_BITS == 32
+typedef uint32_t conq__idx_t;
+typedef int32_t conq__sidx_t;
+#elif CONQ_INDEX_BITS == 16
+typedef uint16_t conq__idx_t;
+typedef int16_t conq__sidx_t;
+#else
+#error "CONQ_INDEX_BITS must be 64 (the default), or 32 or 16 (test builds)"
+#endif
+
+/* 2^(CONQ_INDEX_BITS - 1): index differences must stay below it in
+ * magnitude to be read right. */
+#define CONQ__IDX_HALF ((uint64_t)1 << (CONQ_INDEX_BITS - 1))
 
 static inline conq__sidx_t conq__idx_diff(conq__idx_t a, conq__idx_t b)
 {
-	return (conq__sidx_t)(a - b);
+	/* Through conq__idx_t: a narrow a - b is computed in int. */
+	return (conq__sidx_t)(conq__idx_t)(a - b);
+}
+
+/* a + n and a - n modulo 2^CONQ_INDEX_BITS (n: a count, a capacity). */
+static inline conq__idx_t conq__idx_add(conq__idx_t a, uint64_t n)
+{
+	return (conq__idx_t)(a + n);
+}
+
+static inline conq__idx_t conq__idx_sub(conq__idx_t a, uint64_t n)
+{
+	return (conq__idx_t)(a - n);
 }
 
 /*

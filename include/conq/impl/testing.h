@@ -19,7 +19,8 @@ extern "C" {
 #endif
 
 /* init() with every index starting at `start` instead of 0, so a test can put
- * the 2^64 wrap of the free-running indices a few operations away. */
+ * the 2^64 wrap of the free-running indices a few operations away. A narrow
+ * index build (CONQ_INDEX_BITS, impl/layout.h) keeps start's low bits. */
 conq_spsc_array *conq__spsc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 conq_mpsc_array *conq__mpsc_array_init_at(void *mem, size_t capacity,
