@@ -65,6 +65,22 @@ typedef struct cb_loops {
 	cb_role_fn tpt_offer;        /* QueueThroughputBackoffNone: offer */
 	cb_role_fn tpt_poll;         /* ... poll */
 	cb_role_fn tpt_poll_checked; /* ... poll, checking FIFO order (--check) */
+	/* ... the same, timing every 2^CB_SAMPLE_LOG2-th op into w->hist
+	 * (-bm sample; loops.h) */
+	cb_role_fn tpt_offer_sampled;
+	cb_role_fn tpt_poll_sampled;
+	cb_role_fn tpt_poll_sampled_checked;
+	/* QueueBurstCost (w->q is a cb_burst): the measured producer, an op
+	 * being one burst sent and seen consumed; the consumers */
+	cb_role_fn burst_send;
+	cb_role_fn burst_send_sampled; /* ... each burst timed into w->hist */
+	cb_role_fn burst_drain;
+	/* Round trip through a chain (w->q is a cb_chain): thread 0, an op
+	 * being one round trip (sampled: each timed into w->hist); threads
+	 * 1..len-1 forward q[k-1] -> q[k] */
+	cb_role_fn rtt_ping;
+	cb_role_fn rtt_ping_sampled;
+	cb_role_fn rtt_link;
 } cb_loops;
 
 typedef enum {

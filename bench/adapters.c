@@ -26,6 +26,24 @@ extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_hts;
 extern const cb_adapter cb_adapter_aq_spsc;
 extern const cb_adapter cb_adapter_aq_mpmc;
 #endif
+#ifdef CB_HAVE_URCU
+extern const cb_adapter cb_adapter_urcu_wfcq_mpsc;
+extern const cb_adapter cb_adapter_urcu_wfcq_mpmc;
+#endif
+#ifdef CB_HAVE_MOODYCAMEL_CQ
+extern const cb_adapter cb_adapter_mc_cq;
+#endif
+#ifdef CB_HAVE_MOODYCAMEL_RWQ
+extern const cb_adapter cb_adapter_mc_rwq;
+#endif
+#ifdef CB_HAVE_BOOST_LOCKFREE
+extern const cb_adapter cb_adapter_boost_spsc;
+extern const cb_adapter cb_adapter_boost_queue;
+#endif
+#ifdef CB_HAVE_TBB
+extern const cb_adapter cb_adapter_tbb_bounded;
+#endif
+extern const cb_adapter cb_adapter_mutex_condvar;
 
 const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_conq_spsc_array,
@@ -50,8 +68,28 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_aq_spsc,
 	&cb_adapter_aq_mpmc,
 #endif
+#ifdef CB_HAVE_MOODYCAMEL_RWQ
+	&cb_adapter_mc_rwq,
+#endif
+#ifdef CB_HAVE_BOOST_LOCKFREE
+	&cb_adapter_boost_spsc,
+#endif
+#ifdef CB_HAVE_URCU
+	&cb_adapter_urcu_wfcq_mpsc,
+	&cb_adapter_urcu_wfcq_mpmc,
+#endif
+#ifdef CB_HAVE_MOODYCAMEL_CQ
+	&cb_adapter_mc_cq,
+#endif
+#if defined(CB_HAVE_BOOST_LOCKFREE) && !defined(CB_BOOST_QUEUE_DISABLED)
+	&cb_adapter_boost_queue,
+#endif
+#ifdef CB_HAVE_TBB
+	&cb_adapter_tbb_bounded,
+#endif
 	&cb_adapter_ceiling_stream,
 	&cb_adapter_mutex_ring,
+	&cb_adapter_mutex_condvar,
 };
 const size_t cb_nadapters = sizeof cb_adapters / sizeof cb_adapters[0];
 
@@ -95,13 +133,63 @@ const char *cb_contract_name(unsigned contract)
 #define AQ_STATUS CB_PEER_MISSING
 #endif
 
+/* Status of a peer: compiled in, switched off, or not found. */
+#define CB_STATUS(HAVE, OFF)                                                   \
+	((HAVE) ? CB_PEER_IN : (OFF) ? CB_PEER_DISABLED : CB_PEER_MISSING)
+
+#ifdef CB_HAVE_URCU
+#define URCU_IN 1
+#else
+#define URCU_IN 0
+#endif
+#ifdef CB_URCU_DISABLED
+#define URCU_OFF 1
+#else
+#define URCU_OFF 0
+#endif
+#ifdef CB_HAVE_MOODYCAMEL_CQ
+#define MC_CQ_IN 1
+#else
+#define MC_CQ_IN 0
+#endif
+#ifdef CB_HAVE_MOODYCAMEL_RWQ
+#define MC_RWQ_IN 1
+#else
+#define MC_RWQ_IN 0
+#endif
+#ifdef CB_MOODYCAMEL_DISABLED
+#define MC_OFF 1
+#else
+#define MC_OFF 0
+#endif
+#ifdef CB_HAVE_BOOST_LOCKFREE
+#define BOOST_IN 1
+#else
+#define BOOST_IN 0
+#endif
+#ifdef CB_BOOST_LOCKFREE_DISABLED
+#define BOOST_OFF 1
+#else
+#define BOOST_OFF 0
+#endif
+#ifdef CB_HAVE_TBB
+#define TBB_IN 1
+#else
+#define TBB_IN 0
+#endif
+#ifdef CB_TBB_DISABLED
+#define TBB_OFF 1
+#else
+#define TBB_OFF 0
+#endif
+
 const cb_peer cb_peers[] = {
 	{"ck:*", "ConcurrencyKit ck_ring (spsc, mpsc, spmc, mpmc)",
 	 "ck_ring.h + libck", "libck-dev", CK_STATUS,
 	 "CONQ_BENCH_CK=OFF, or a ThreadSanitizer build: ck_pr's asm fences "
 	 "are invisible to TSan"},
 	{"dpdk:*", "DPDK rte_ring (SP/SC, MP/MC, RTS, HTS; caller memory)",
-	 "pkg-config libdpdk (rte_ring.h + librte_ring)", "dpdk-dev",
+	 "pkg-config libdpdk (rte_ring.h + librte_ring)", "libdpdk-dev",
 	 DPDK_STATUS,
 	 "CONQ_BENCH_DPDK=OFF, or a ThreadSanitizer build: rte_atomic's asm "
 	 "and rte_smp_*mb compiler barriers are invisible to TSan"},
@@ -109,15 +197,33 @@ const cb_peer cb_peers[] = {
 	 "atomic_queue/atomic_queue.h + a C++20 compiler",
 	 "libatomic-queue-dev", AQ_STATUS,
 	 "CONQ_BENCH_ATOMIC_QUEUE=OFF, or no C++ compiler"},
-	{"moodycamel:*", "moodycamel ConcurrentQueue (C++)",
-	 "concurrentqueue/moodycamel/concurrentqueue.h + g++",
-	 "libconcurrentqueue-dev", CB_PEER_PLANNED, NULL},
-	{"boost:spsc_queue", "Boost.Lockfree spsc_queue/queue (C++)",
-	 "boost/lockfree/spsc_queue.hpp + g++", "libboost-dev", CB_PEER_PLANNED,
-	 NULL},
-	{"tbb:*", "oneTBB concurrent_bounded_queue (C++)",
-	 "tbb/concurrent_queue.h + libtbb", "libtbb-dev", CB_PEER_PLANNED, NULL},
-	{"urcu:wfcq", "liburcu wfcqueue / lfqueue", "urcu/wfcqueue.h + liburcu",
-	 "liburcu-dev", CB_PEER_PLANNED, NULL},
+	{"urcu:*", "liburcu wfcqueue (mpsc, mpmc; bounded by the adapter)",
+	 "urcu/wfcqueue.h + liburcu-common", "liburcu-dev",
+	 CB_STATUS(URCU_IN, URCU_OFF),
+	 "CONQ_BENCH_URCU=OFF, or a ThreadSanitizer build: liburcu's own "
+	 "atomics are not instrumented"},
+	{"moodycamel:concurrentqueue",
+	 "moodycamel ConcurrentQueue (C++; MPMC, not linearizable)",
+	 "concurrentqueue/concurrentqueue.h + a C++20 compiler",
+	 "libconcurrentqueue-dev", CB_STATUS(MC_CQ_IN, MC_OFF),
+	 "CONQ_BENCH_MOODYCAMEL=OFF, no C++ compiler, or a ThreadSanitizer "
+	 "build: its std::atomic_thread_fence orderings are invisible to "
+	 "TSan"},
+	{"moodycamel:readerwriterqueue",
+	 "moodycamel ReaderWriterQueue (C++; SPSC)",
+	 "readerwriterqueue/readerwriterqueue.h + a C++20 compiler",
+	 "libreaderwriterqueue-dev", CB_STATUS(MC_RWQ_IN, MC_OFF),
+	 "CONQ_BENCH_MOODYCAMEL=OFF, no C++ compiler, or a ThreadSanitizer "
+	 "build: its fences are invisible to TSan"},
+	{"boost:*", "Boost.Lockfree queue (MPMC) and spsc_queue (C++)",
+	 "boost/lockfree/queue.hpp + a C++20 compiler", "libboost-dev",
+	 CB_STATUS(BOOST_IN, BOOST_OFF),
+	 "CONQ_BENCH_BOOST=OFF, or no C++ compiler (a ThreadSanitizer build "
+	 "keeps spsc_queue only: queue<> reads recycled nodes by design)"},
+	{"tbb:*", "oneTBB concurrent_bounded_queue (C++; MPMC)",
+	 "tbb/concurrent_queue.h + libtbb + a C++20 compiler", "libtbb-dev",
+	 CB_STATUS(TBB_IN, TBB_OFF),
+	 "CONQ_BENCH_TBB=OFF, no C++ compiler, or a ThreadSanitizer build: "
+	 "libtbb is not instrumented"},
 };
 const size_t cb_npeers = sizeof cb_peers / sizeof cb_peers[0];

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -6,59 +7,97 @@
 
 #include "adapter.h"
 #include "cli.h"
+#include "stats.h"
+#include "plan.h"
+#include "workload.h"
 
 /* Presets: explicit flags override them (-tg replaces the preset's shapes,
- * -p qType its selection). quick is what `make bench` runs. */
+ * -p qType its selection, -p NAME its parameter). quick is what `make bench`
+ * runs. */
 typedef struct preset {
 	const char *name;
+	int forks;
 	int wi, i;
 	uint64_t w_ns, r_ns;
 	int check;
 	const char *tg; /* shapes, space-separated */
 	size_t capacity; /* default qCapacity */
 	unsigned sel;   /* as cb_options.sel */
+	const char *include; /* benchmarks run without a REGEX; NULL: all */
 	const char *desc;
 } preset;
 
+#define TPT_ONLY "^QueueThroughputBackoffNone\\."
+
 #define PRESET_MS ((uint64_t)CB_NS_PER_MS)
+#define PRESET_S ((uint64_t)CB_NS_PER_S)
 
 static const preset presets[] = {
-	{"quick", 4, 60, 250 * PRESET_MS, 250 * PRESET_MS, 0, "1,1", 131072, 0,
-	 "the headline of `make bench`: SPSC queues at -tg 1,1 (60-90 s)"},
-	{"smoke", 1, 2, 10 * PRESET_MS, 20 * PRESET_MS, 1, "1,1 2,1 1,2 2,2",
-	 1024, CB_ALL_CONTRACTS,
-	 "CI: every queue at every shape it allows, --check, qCapacity 1024 "
-	 "(wraps and fills often); a few seconds"},
-	{"mpmc", 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,2", 131072, CB_MPMC,
-	 "MPMC queues (and the mutex floor) at -tg 1,1 and 2,2 (~1 min)"},
-	{"mpsc", 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,1", 131072, CB_MPSC,
-	 "MPSC queues at -tg 1,1 and 2,1 (~30 s)"},
-	{"spmc", 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 1,2", 131072, CB_SPMC,
-	 "SPMC queues at -tg 1,1 and 1,2 (~30 s)"},
+	{"quick", 1, 2, 10, 100 * PRESET_MS, 200 * PRESET_MS, 0, "1,1", 131072,
+	 CB_ALL_CONTRACTS, TPT_ONLY,
+	 "the default, `make bench`: every queue at -tg 1,1 (one thread per "
+	 "CPU on 2 CPUs), interleaved in one fork; each conq queue against the "
+	 "best peer of its contract (about a minute)"},
+	{"smoke", 1, 1, 2, 10 * PRESET_MS, 20 * PRESET_MS, 1, "1,1 2,1 1,2 2,2",
+	 1024, CB_ALL_CONTRACTS, NULL,
+	 "CI: every benchmark, every queue at every shape it allows, --check, "
+	 "qCapacity 1024 (wraps and fills often)"},
+	{"default", 3, 5, 10, 500 * PRESET_MS, 500 * PRESET_MS, 0,
+	 "1,1 2,1 1,2 2,2", 131072, 0, NULL,
+	 "JMH-like: every benchmark, 3 forks, each shape with the queues of its narrowest "
+	 "contract (~10 min with every peer)"},
+	{"jctools", 5, 10, 10, 1 * PRESET_S, 1 * PRESET_S, 0, "1,1", 132000, 0,
+	 "^Queue(ThroughputBackoffNone|BurstCost|RoundTripLatency)\\.",
+	 "JCTools' benchmarks with JCTools' settings: JMH's 5 forks, "
+	 "@Warmup/@Measurement(iterations = 10, time = 1 s), qCapacity 132000 "
+	 "(rounded up by each queue), -tg 1,1"},
+	{"mpmc", 1, 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,2", 131072,
+	 CB_MPMC, TPT_ONLY, "MPMC queues (and the mutex floor) at -tg 1,1 and 2,2"},
+	{"mpsc", 1, 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,1", 131072,
+	 CB_MPSC, TPT_ONLY, "MPSC queues at -tg 1,1 and 2,1"},
+	{"spmc", 1, 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 1,2", 131072,
+	 CB_SPMC, TPT_ONLY, "SPMC queues at -tg 1,1 and 1,2"},
 };
 
 void cb_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: conq-bench [options] [REGEX ...]\n"
+		"       conq-bench compare [--alpha P] [--threshold PCT] OLD.json "
+		"NEW.json\n"
 		"  REGEX                benchmarks to run (POSIX ERE over "
 		"\"Benchmark.group\"; default: all)\n"
 		"Selection\n"
-		"  -l                   list benchmarks and queue adapters\n"
+		"  -l                   list benchmarks (modes, parameters) and "
+		"queue adapters\n"
 		"  --list-peers         peer libraries: compiled in, missing "
-		"(with the package to install), planned\n"
+		"(with the package to install)\n"
 		"  -p qType=A,B,...     queues to run (names or globs, e.g. "
-		"'conq:*'; default: all compiled in)\n"
-		"  -p qCapacity=N,...   requested capacity (default 131072; "
-		"smoke: 1024)\n"
+		"'conq:*'; default: the preset's)\n"
+		"  -p NAME=V1,V2,...    a benchmark parameter (qCapacity, or one "
+		"that -l lists); repeat -p\n"
+		"                       for several: the run is their cross "
+		"product (as JMH), qType apart:\n"
+		"                       the queues of one point run interleaved "
+		"in one process\n"
 		"Run control\n"
 		"  --preset NAME        quick (default, `make bench`) | smoke | "
-		"mpmc | mpsc | spmc (below)\n"
+		"default | jctools | mpmc |\n"
+		"                       mpsc | spmc (below); explicit options "
+		"override the preset's\n"
+		"  -f N                 forks: each point runs in N fresh "
+		"processes, one after the other, and\n"
+		"                       their iterations are merged (0: in this "
+		"process)\n"
 		"  -wi N  -w TIME       warmup iterations / time each "
 		"(TIME: 100ns 50us 250ms 1s 2m)\n"
 		"  -i N   -r TIME       measurement iterations / time each\n"
-		"  -to TIME             give up on an iteration stuck this long "
-		"(default 30s)\n"
+		"  -to TIME             an iteration stuck this long fails the "
+		"trial; a fork silent this long\n"
+		"                       (plus the iteration time) is killed and "
+		"reported TIMEOUT (default 30s; smoke: 10s)\n"
+		"  -bm MODE[,MODE]      thrpt | avgt | sample | ss (JMH's); "
+		"default: each benchmark's own\n"
 		"  -tg P,C              P producer threads, C consumer threads "
 		"(default 1,1); repeat for\n"
 		"                       several shapes. Only queues whose contract "
@@ -81,20 +120,37 @@ void cb_usage(FILE *f)
 		"round-robin over the allowed\n"
 		"                       CPUs) | none | CPU,CPU,... (thread k on "
 		"the (k mod n)-th)\n"
+		"Output\n"
+		"  -rf FMT[,FMT]        also write the results as text | csv | "
+		"json (JMH's result JSON)\n"
+		"  -rff FILE            to FILE (one format; alone: csv, "
+		"JMH's default; default\n"
+		"                       file: conq-bench-result.<fmt>)\n"
+		"  --plot DIR           write gnuplot data and scripts to DIR, and "
+		"render PNG and SVG if\n"
+		"                       gnuplot is installed\n"
 		"Other\n"
-		"  --self-test          run the harness's own unit tests\n"
+		"  --self-test[=PART]   the harness's unit tests (stats, cli, "
+		"json; default: all)\n"
 		"  -h, --help           this help\n"
+		"Exit status: 0 ok; 1 an invariant violated; 2 usage error or "
+		"nothing to run; 3 a trial\n"
+		"timed out (hung); 4 a trial failed (its process died or it could "
+		"not start).\n"
 		"Presets:\n");
 	for (size_t k = 0; k < sizeof presets / sizeof presets[0]; k++) {
 		char w[32], r[32];
 		fprintf(f,
-			"  %-6s -wi %d -w %s -i %d -r %s%s, -tg %s, qCapacity "
-			"%zu\n         %s\n",
-			presets[k].name, presets[k].wi,
+			"  %-7s -f %d -wi %d -w %s -i %d -r %s%s, -tg %s, "
+			"qCapacity %zu%s%s\n          %s\n",
+			presets[k].name, presets[k].forks, presets[k].wi,
 			cb_fmt_time(presets[k].w_ns, w, sizeof w), presets[k].i,
 			cb_fmt_time(presets[k].r_ns, r, sizeof r),
 			presets[k].check ? " --check" : "", presets[k].tg,
-			presets[k].capacity, presets[k].desc);
+			presets[k].capacity,
+			presets[k].include ? ", REGEX " : "",
+			presets[k].include ? presets[k].include : "",
+			presets[k].desc);
 	}
 }
 
@@ -192,10 +248,22 @@ static int parse_count(const char *opt, const char *s, int *out)
 	return 0;
 }
 
+/* The strings the options point into live until exit: each is kept
+ * here (reachable, so no leak checker reports them). */
+static void *kept[4 * CB_MAX_LIST + 16];
+static size_t nkept;
+
+static void *keep(void *p)
+{
+	if (p != NULL && nkept < sizeof kept / sizeof kept[0])
+		kept[nkept++] = p;
+	return p;
+}
+
 /* Split a comma list into out[] (pointers into a strdup'd copy). */
 static int split_list(const char *s, const char **out, size_t *n)
 {
-	char *copy = strdup(s);
+	char *copy = (char *)keep(strdup(s));
 	if (copy == NULL)
 		return -1;
 	for (char *tok = strtok(copy, ","); tok != NULL;
@@ -207,10 +275,73 @@ static int split_list(const char *s, const char **out, size_t *n)
 	return 0; /* copy lives as long as the options */
 }
 
+cb_param_vals *cb_find_param(cb_options *o, const char *name)
+{
+	for (size_t k = 0; k < o->nparams; k++)
+		if (strcmp(o->params[k].name, name) == 0)
+			return &o->params[k];
+	return NULL;
+}
+
+const cb_param_vals *cb_find_param_c(const cb_options *o, const char *name)
+{
+	for (size_t k = 0; k < o->nparams; k++)
+		if (strcmp(o->params[k].name, name) == 0)
+			return &o->params[k];
+	return NULL;
+}
+
+/* A capacity value: a number in [1, 2^31]. */
+static int capacity_ok(const char *v, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long c = strtoull(v, &end, 10);
+	if (end == v || *end != '\0' || errno != 0 || c == 0 ||
+	    c > ((unsigned long long)1 << 31) || v[0] == '-')
+		return 0;
+	if (out != NULL)
+		*out = (size_t)c;
+	return 1;
+}
+
+/* Set parameter `name` to the values of the comma list v (replacing any
+ * earlier ones). */
+static int set_param(cb_options *o, const char *name, const char *v,
+		     int given)
+{
+	cb_param_vals *p = cb_find_param(o, name);
+	if (p == NULL) {
+		if (o->nparams == CB_MAX_PARAMS) {
+			fprintf(stderr, "conq-bench: too many parameters\n");
+			return -1;
+		}
+		p = &o->params[o->nparams++];
+		p->name = name;
+	}
+	p->nval = 0;
+	p->given = given;
+	if (split_list(v, p->val, &p->nval) != 0 || p->nval == 0) {
+		fprintf(stderr, "conq-bench: bad value list '%s' for %s\n", v,
+			name);
+		return -1;
+	}
+	for (size_t j = 0; j < p->nval; j++)
+		for (size_t k = 0; k < j; k++)
+			if (strcmp(p->val[j], p->val[k]) == 0) {
+				fprintf(stderr,
+					"conq-bench: %s: value '%s' given "
+					"twice\n",
+					name, p->val[j]);
+				return -1;
+			}
+	return 0;
+}
+
 static int parse_param(const char *kv, cb_options *o)
 {
 	const char *eq = strchr(kv, '=');
-	if (eq == NULL) {
+	if (eq == NULL || eq == kv) {
 		fprintf(stderr, "conq-bench: -p wants NAME=V1,V2,..., not '%s'\n",
 			kv);
 		return -1;
@@ -225,34 +356,30 @@ static int parse_param(const char *kv, cb_options *o)
 		}
 		return 0;
 	}
-	if (klen == 9 && strncmp(kv, "qCapacity", 9) == 0) {
-		const char *vals[CB_MAX_LIST];
-		size_t nv = 0;
-		if (split_list(v, vals, &nv) != 0 || nv == 0)
-			goto bad_cap;
-		o->ncapacity = 0;
-		for (size_t k = 0; k < nv; k++) {
-			char *end;
-			errno = 0;
-			unsigned long long c = strtoull(vals[k], &end, 10);
-			if (end == vals[k] || *end != '\0' || errno != 0 ||
-			    c == 0 || c > ((unsigned long long)1 << 31))
-				goto bad_cap;
-			o->capacity[o->ncapacity++] = (size_t)c;
-		}
-		return 0;
-	bad_cap:
-		fprintf(stderr,
-			"conq-bench: qCapacity wants numbers in [1, 2^31], not "
-			"'%s'\n",
-			v);
+	char *name = (char *)keep(strndup(kv, klen));
+	if (name == NULL)
 		return -1;
+	for (size_t k = 0; k < klen; k++)
+		if (!(isalnum((unsigned char)name[k]) || name[k] == '_' ||
+		      name[k] == '.')) {
+			fprintf(stderr, "conq-bench: bad parameter name '%s'\n",
+				name);
+			return -1;
+		}
+	if (set_param(o, name, v, 1) != 0)
+		return -1;
+	if (strcmp(name, "qCapacity") == 0) {
+		const cb_param_vals *p = cb_find_param(o, name);
+		for (size_t k = 0; k < p->nval; k++)
+			if (!capacity_ok(p->val[k], NULL)) {
+				fprintf(stderr,
+					"conq-bench: qCapacity wants numbers "
+					"in [1, 2^31], not '%s'\n",
+					p->val[k]);
+				return -1;
+			}
 	}
-	fprintf(stderr,
-		"conq-bench: unknown parameter '%.*s' (known: qType, "
-		"qCapacity)\n",
-		(int)klen, kv);
-	return -1;
+	return 0;
 }
 
 static int parse_affinity(const char *s, cb_options *o)
@@ -283,14 +410,42 @@ bad:
 	return -1;
 }
 
+static int parse_rf(const char *s, unsigned *rf)
+{
+	const char *vals[CB_MAX_LIST];
+	size_t nv = 0;
+	if (split_list(s, vals, &nv) != 0 || nv == 0)
+		goto bad;
+	for (size_t k = 0; k < nv; k++) {
+		if (strcmp(vals[k], "text") == 0)
+			*rf |= CB_RF_TEXT;
+		else if (strcmp(vals[k], "csv") == 0)
+			*rf |= CB_RF_CSV;
+		else if (strcmp(vals[k], "json") == 0)
+			*rf |= CB_RF_JSON;
+		else
+			goto bad;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "conq-bench: -rf wants text, csv or json, not '%s'\n",
+		s);
+	return -1;
+}
+
 int cb_parse_args(int argc, char **argv, cb_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->argc = argc;
+	o->argv = argv;
+	o->forks = -1;
+	o->child_point = -1;
+	o->child_fd = -1;
 	o->preset = "quick";
 	o->wi = o->i = -1;
 	o->check = -1;
 	o->rotate = 1;
-	o->timeout_ns = 30 * (uint64_t)CB_NS_PER_S;
+	o->timeout_ns = 0; /* the preset's, below */
 	for (int k = 1; k < argc; k++) {
 		const char *a = argv[k];
 		const char *arg = k + 1 < argc ? argv[k + 1] : NULL;
@@ -310,6 +465,54 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 			o->list_peers = 1;
 		} else if (strcmp(a, "--self-test") == 0) {
 			o->selftest = 1;
+		} else if (strncmp(a, "--self-test=", 12) == 0) {
+			o->selftest = 1;
+			o->selftest_only = a + 12;
+		} else if (strcmp(a, "--test-workloads") == 0) {
+			o->test_workloads = 1;
+		} else if (strcmp(a, "-f") == 0) {
+			NEED_ARG;
+			if (parse_count(a, arg, &o->forks) != 0)
+				return 2;
+			if (o->forks > CB_MAX_FORKS) {
+				fprintf(stderr, "conq-bench: -f: at most %d\n",
+					CB_MAX_FORKS);
+				return 2;
+			}
+		} else if (strcmp(a, "-bm") == 0) {
+			NEED_ARG;
+			if (cb_parse_modes(arg, &o->modes) != 0) {
+				fprintf(stderr,
+					"conq-bench: -bm wants thrpt, avgt, "
+					"sample or ss (comma-separated), not "
+					"'%s'\n",
+					arg);
+				return 2;
+			}
+		} else if (strcmp(a, "-rf") == 0) {
+			NEED_ARG;
+			if (parse_rf(arg, &o->rf) != 0)
+				return 2;
+		} else if (strcmp(a, "-rff") == 0) {
+			NEED_ARG;
+			o->rff = arg;
+		} else if (strcmp(a, "--plot") == 0) {
+			NEED_ARG;
+			o->plot_dir = arg;
+		} else if (strcmp(a, "--fork-child") == 0) {
+			NEED_ARG;
+			int v;
+			if (parse_count(a, arg, &v) != 0)
+				return 2;
+			o->child_point = v;
+		} else if (strcmp(a, "--fork-fd") == 0) {
+			NEED_ARG;
+			if (parse_count(a, arg, &o->child_fd) != 0)
+				return 2;
+		} else if (strcmp(a, "--progress-at") == 0) {
+			NEED_ARG;
+			if (cb_progress_parse(o, arg) != 0)
+				return 2;
 		} else if (strcmp(a, "--check") == 0) {
 			o->check = 1;
 		} else if (strcmp(a, "--no-check") == 0) {
@@ -379,8 +582,8 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 			p = &presets[k];
 	if (p == NULL) {
 		fprintf(stderr,
-			"conq-bench: unknown preset '%s' (quick | smoke | mpmc "
-			"| mpsc | spmc)\n",
+			"conq-bench: unknown preset '%s' (quick | smoke | "
+			"default | jctools | mpmc | mpsc | spmc)\n",
 			o->preset);
 		return 2;
 	}
@@ -394,6 +597,8 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 				return 2;
 	}
 	o->sel = p->sel;
+	if (o->ninclude == 0 && p->include != NULL)
+		o->include[o->ninclude++] = p->include;
 	if (o->wi < 0)
 		o->wi = p->wi;
 	if (o->i < 0)
@@ -404,11 +609,34 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 		o->r_ns = p->r_ns;
 	if (o->check < 0)
 		o->check = p->check;
-	if (o->ncapacity == 0) {
-		/* quick & co: JCTools' 132000, as a power of 2 */
-		o->capacity[0] = p->capacity;
-		o->ncapacity = 1;
+	if (o->forks < 0)
+		o->forks = p->forks;
+	if (o->timeout_ns == 0) /* smoke's iterations are short: so is -to */
+		o->timeout_ns = (strcmp(p->name, "smoke") == 0 ? 10 : 30) *
+				(uint64_t)CB_NS_PER_S;
+	if (o->rff != NULL && o->rf == 0)
+		o->rf = CB_RF_CSV; /* JMH's default result format */
+	if (o->rff != NULL && (o->rf & (o->rf - 1)) != 0) {
+		fprintf(stderr, "conq-bench: -rff names one file: give one -rf "
+				"format with it\n");
+		return 2;
 	}
+	if (cb_find_param(o, "qCapacity") == NULL) {
+		/* The preset's (quick & co: JCTools' 132000 as a power of 2;
+		 * jctools: 132000 itself). */
+		char *v = (char *)keep(malloc(24));
+		if (v == NULL)
+			return 2;
+		snprintf(v, 24, "%zu", p->capacity);
+		if (set_param(o, "qCapacity", v, 0) != 0)
+			return 2;
+	}
+	/* o->capacity: every qCapacity value (the harness narrows both to
+	 * the point's). */
+	const cb_param_vals *cp = cb_find_param(o, "qCapacity");
+	o->ncapacity = 0;
+	for (size_t k = 0; k < cp->nval; k++)
+		capacity_ok(cp->val[k], &o->capacity[o->ncapacity++]);
 	return 0;
 }
 
@@ -428,6 +656,8 @@ int cb_cli_selftest(void)
 			printf("FAIL parse_time(%s) = %" PRIu64 "\n", ok[k].s,
 			       ns);
 			fails++;
+		} else {
+			cb_selftest_passed++;
 		}
 	}
 	static const char *const bad[] = {"", "x", "1h", "-1s", "1 s"};
@@ -436,6 +666,8 @@ int cb_cli_selftest(void)
 		if (cb_parse_time(bad[k], &ns) == 0) {
 			printf("FAIL parse_time(%s) accepted\n", bad[k]);
 			fails++;
+		} else {
+			cb_selftest_passed++;
 		}
 	}
 	char buf[32];
@@ -454,12 +686,16 @@ int cb_cli_selftest(void)
 		    (valid && (p != tg[k].p || c != tg[k].c))) {
 			printf("FAIL parse_tg(%s)\n", tg[k].s);
 			fails++;
+		} else {
+			cb_selftest_passed++;
 		}
 	}
 	if (strcmp(cb_fmt_time(250000000u, buf, sizeof buf), "250 ms") != 0 ||
 	    strcmp(cb_fmt_time(2000000000u, buf, sizeof buf), "2 s") != 0) {
 		printf("FAIL fmt_time\n");
 		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	return fails;
 }

@@ -80,6 +80,9 @@ typedef struct cb_worker {
 	 * time it was on a CPU. Either betrays a disturbed iteration. */
 	uint64_t ivcsw;
 	double cpu_share;
+	/* -bm sample: the role records the latency of every 2^k-th operation
+	 * here (histogram.h; owned by the workload); NULL in other modes. */
+	struct cb_hist *hist;
 } cb_worker;
 
 /* getrusage(RUSAGE_THREAD) + the clock, at the edges of a role call (two

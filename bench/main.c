@@ -2,8 +2,13 @@
 /*
  * conq-bench: a JMH-like harness for conq's queues and their peers.
  *
- *   main.c         CLI entry: list, self-test, run the selected workloads
+ *   main.c         CLI entry: list, self-test, compare, run the plan, report
  *   cli.c          options and presets
+ *   plan.c         the plan (JMH's expansion), forks, results over a pipe
+ *   output.c       -rf text | csv | json (JMH's result JSON)
+ *   json.c         JSON writer helpers and a strict parser
+ *   compare.c      conq-bench compare OLD.json NEW.json
+ *   plot.c         --plot DIR: gnuplot data, scripts, PNG and SVG
  *   env.c          machine and build description
  *   harness.c      worker threads, pinning, the per-iteration protocol
  *   loops.h        the measured loops, instantiated per adapter (inlined ops)
@@ -15,31 +20,56 @@
  *   report.c       the text table and the ratio block
  */
 #include <fnmatch.h>
-#include <regex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "env.h"
 #include "harness.h"
+#include "json.h"
+#include "plan.h"
+#include "plot.h"
 #include "report.h"
 #include "stats.h"
 #include "workload.h"
 
-static void list_all(void)
+static void list_all(const cb_options *o)
 {
-	printf("Benchmarks:\n");
+	printf("Benchmarks (-p NAME=V1,V2 overrides a parameter's values; -bm "
+	       "picks among the modes):\n");
 	for (size_t k = 0; k < cb_nworkloads; k++) {
 		const cb_workload *w = cb_workloads[k];
-		printf("  %s.%s  %s %s, Score = %s; roles %s (-tg P,C)\n"
-		       "      %s\n"
-		       "      params: qType (default: the queues of the "
-		       "narrowest contract allowing P,C), qCapacity (default "
-		       "131072)\n",
+		if (w->test_only && !o->test_workloads)
+			continue;
+		unsigned m = w->modes;
+		printf("  %s.%s  default mode %s (%s), Score = %s; roles %s%s\n"
+		       "      %s\n      modes:%s%s%s%s\n",
 		       w->name, w->group, w->mode, w->unit, w->headline,
-		       w->roles, w->desc);
+		       w->roles, w->groups ? " (-tg P,C)" : "", w->desc,
+		       m == 0 || (m & CB_MODE_THRPT) ? " thrpt" : "",
+		       m & CB_MODE_AVGT ? " avgt" : "",
+		       m & CB_MODE_SAMPLE ? " sample" : "",
+		       m & CB_MODE_SS ? " ss" : "");
+		if (w->groups)
+			printf("      qType: default: the preset's selection, "
+			       "else the queues of the narrowest contract "
+			       "allowing P,C\n");
+		for (size_t j = 0; j < w->nparams; j++) {
+			const cb_param_vals *pv =
+				cb_find_param_c(o, w->params[j].name);
+			printf("      %s = %s  %s", w->params[j].name,
+			       w->params[j].defaults, w->params[j].desc);
+			if (pv != NULL && pv->nval > 0) {
+				printf(" [this run:");
+				for (size_t v = 0; v < pv->nval; v++)
+					printf("%s%s", v ? "," : " ", pv->val[v]);
+				printf("]");
+			}
+			printf("\n");
+		}
 	}
 	static const char *const kinds[] = {"own", "peer", "baseline"};
 	printf("Queue adapters (qType) compiled in; contract SPSC runs at "
@@ -81,37 +111,32 @@ static void list_peers(void)
 			       "", "", p->needs, p->package);
 	}
 	printf("Baselines (not queues of a library): ceiling:stream (SPSC), "
-	       "mutex:ring (MPMC, the floor): always compiled in.\n");
+	       "mutex:ring and mutex:condvar (MPMC, the floor): always "
+	       "compiled in.\n");
 }
 
-static int selftest(void)
+static int selftest(const char *only)
 {
-	int fails = cb_stats_selftest() + cb_cli_selftest();
-	printf("conq-bench self-test: %d failure%s\n", fails,
-	       fails == 1 ? "" : "s");
-	return fails ? 1 : 0;
-}
-
-static int selected(const cb_options *o, const cb_workload *w, int *err)
-{
-	if (o->ninclude == 0)
-		return 1;
-	char name[160];
-	snprintf(name, sizeof name, "%s.%s", w->name, w->group);
-	for (size_t k = 0; k < o->ninclude; k++) {
-		regex_t re;
-		if (regcomp(&re, o->include[k], REG_EXTENDED | REG_NOSUB) != 0) {
-			fprintf(stderr, "conq-bench: bad regex '%s'\n",
-				o->include[k]);
-			*err = 1;
-			return 0;
-		}
-		int hit = regexec(&re, name, 0, NULL, 0) == 0;
-		regfree(&re);
-		if (hit)
-			return 1;
+	int fails = 0, parts = 0;
+	if (only == NULL || strcmp(only, "stats") == 0) {
+		fails += cb_stats_selftest();
+		parts++;
 	}
-	return 0;
+	if (only == NULL || strcmp(only, "cli") == 0) {
+		fails += cb_cli_selftest();
+		parts++;
+	}
+	if (only == NULL || strcmp(only, "json") == 0) {
+		fails += cb_json_selftest();
+		parts++;
+	}
+	if (parts == 0) {
+		fprintf(stderr, "conq-bench: --self-test=stats|cli|json\n");
+		return 2;
+	}
+	printf("conq-bench self-test: %u passed, %d failed\n",
+	       cb_selftest_passed, fails);
+	return fails ? 1 : 0;
 }
 
 /* Check on the main thread that the CPUs the largest thread group will be
@@ -146,6 +171,8 @@ static void affinity_header(const cb_options *o, const cb_env *env,
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+		return cb_compare_main(argc - 1, argv + 1);
 	cb_options o;
 	int rc = cb_parse_args(argc, argv, &o);
 	if (rc != 0)
@@ -155,57 +182,93 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (o.selftest)
-		return selftest();
+		return selftest(o.selftest_only);
 	if (o.list || o.list_peers) {
 		if (o.list)
-			list_all();
+			list_all(&o);
 		if (o.list_peers)
 			list_peers();
 		return 0;
+	}
+	cb_env env;
+	if (o.child_point >= 0) {
+		cb_env_probe(&env, 0);
+		return cb_child_main(&o, &env);
 	}
 
 	/* Reject a qType that matches nothing before printing anything. */
 	if (cb_check_qtypes(&o) != 0)
 		return 2;
+	cb_plan plan;
+	rc = cb_plan_build(&o, &plan, 0);
+	if (rc != 0)
+		return rc;
 
-	cb_env env;
-	cb_env_probe(&env);
+	cb_env_probe(&env, 1);
 	char aff[200];
 	affinity_header(&o, &env, aff, sizeof aff);
-	cb_env_print(&env, aff);
-	char wt[32], rt[32];
-	printf("# Preset: %s, as run: -wi %d -w %s -i %d -r %s -tg", o.preset,
-	       o.wi, cb_fmt_time(o.w_ns, wt, sizeof wt), o.i,
-	       cb_fmt_time(o.r_ns, rt, sizeof rt));
+	cb_env_print(stdout, &env, aff);
+	char wt[32], rt[32], tt[32];
+	printf("# Preset: %s, as run: -f %d -wi %d -w %s -i %d -r %s -to %s "
+	       "-tg",
+	       o.preset, o.forks, o.wi, cb_fmt_time(o.w_ns, wt, sizeof wt), o.i,
+	       cb_fmt_time(o.r_ns, rt, sizeof rt),
+	       cb_fmt_time(o.timeout_ns, tt, sizeof tt));
 	for (size_t k = 0; k < o.ntg; k++)
 		printf(" %u,%u", o.tg_p[k], o.tg_c[k]);
-	printf("%s\n", o.check ? "; --check: every element verified (per-"
-				 "producer FIFO order, exactly once)"
-			       : "");
+	printf("; %zu point%s%s\n", plan.n, plan.n == 1 ? "" : "s",
+	       o.check ? "; --check: every element verified (per-producer "
+			 "FIFO order, exactly once)"
+		       : "");
 	fflush(stdout);
+
+	struct cb_progress pr = {0, 0, cb_now_ns(), -1};
+	unsigned nf = o.forks > 0 ? (unsigned)o.forks : 1u;
+	for (size_t k = 0; k < plan.n; k++)
+		pr.total += cb_point_steps(&o, &plan.p[k]) * nf;
+	o.progress = &pr;
 
 	cb_results rs;
 	memset(&rs, 0, sizeof rs);
-	int ran = 0, err = 0;
-	for (size_t k = 0; k < cb_nworkloads && rc == 0; k++) {
-		if (!selected(&o, cb_workloads[k], &err))
-			continue;
-		ran++;
-		rc = cb_workloads[k]->run(cb_workloads[k], &o, &env, &rs);
-	}
-	if (err)
-		rc = 2;
-	else if (ran == 0 && rc == 0) {
-		fprintf(stderr, "conq-bench: no benchmark matches (see -l)\n");
-		rc = 2;
+	int worst = 0, ran = 0;
+	for (size_t k = 0; k < plan.n; k++) {
+		int prc = cb_point_run(&o, &env, &plan, k, &rs);
+		ran += prc != 2;
+		if (prc == 1 && o.forks == 0) {
+			worst = 1; /* in-process: a setup failure is fatal */
+			break;
+		}
+		if (prc != 2 && prc > worst)
+			worst = prc;
 	}
 	if (rs.n > 0)
 		cb_report_text(stdout, &rs);
-	if (rc == 0 && rs.violations > 0) {
+	for (size_t k = 0; k < rs.nfail; k++)
+		printf("%s[!] %s: %s: %s\n", k == 0 ? "\n" : "",
+		       rs.fail[k].timeout ? "TIMEOUT" : "FAILED",
+		       rs.fail[k].what, rs.fail[k].why);
+	if (cb_write_results(&o, &env, &rs) != 0 && worst == 0)
+		worst = 4;
+	if (o.plot_dir != NULL && cb_plot(&o, &rs) != 0 && worst == 0)
+		worst = 4;
+	int timeouts = 0;
+	for (size_t k = 0; k < rs.nfail; k++)
+		timeouts |= rs.fail[k].timeout;
+	if (rs.violations > 0) {
 		fprintf(stderr, "conq-bench: %u invariant violation%s\n",
 			rs.violations, rs.violations == 1 ? "" : "s");
 		rc = 1;
+	} else if (timeouts) {
+		rc = 3;
+	} else if (rs.nfail > 0) {
+		rc = 4;
+	} else if (ran == 0) {
+		fprintf(stderr, "conq-bench: nothing ran\n");
+		rc = 2;
+	} else {
+		rc = worst == 2 ? 0 : worst;
 	}
 	cb_results_free(&rs);
+	cb_plan_free(&plan);
 	return rc;
 }

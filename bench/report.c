@@ -1,15 +1,62 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/* report.c - the text report: the JMH-like table (Score = median, with Min,
+ * Max, Mean and the 99.9% Error), the ratios of each conq queue to each peer
+ * and to the best peer of its contract, the latency blocks of sample mode,
+ * and the warnings. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "histogram.h"
 #include "report.h"
 #include "stats.h"
+
+const char *cb_result_params(const cb_result *r, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t j = 0; j < r->nparams && len < n; j++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s=%s",
+					j ? " " : "", r->params[j].name,
+					r->params[j].value);
+	return buf;
+}
+
+static const char *qname(const cb_result *r)
+{
+	return r->adapter ? r->adapter->name : "-";
+}
+
+#define MAX_PCOLS 12
+
+/* The parameter names of the table's columns (first appearance order). */
+static size_t pcols(const cb_results *rs, const char **names)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < rs->n; k++)
+		for (size_t j = 0; j < rs->r[k].nparams; j++) {
+			int seen = 0;
+			for (size_t i = 0; i < n; i++)
+				seen |= strcmp(names[i],
+					       rs->r[k].params[j].name) == 0;
+			if (!seen && n < MAX_PCOLS)
+				names[n++] = rs->r[k].params[j].name;
+		}
+	return n;
+}
+
+static const char *pval(const cb_result *r, const char *name)
+{
+	for (size_t j = 0; j < r->nparams; j++)
+		if (strcmp(r->params[j].name, name) == 0)
+			return r->params[j].value;
+	return "N/A";
+}
 
 typedef struct row {
 	char bench[96];
 	char tg[24];
-	char cap[24];
+	const char *pv[MAX_PCOLS];
 	const char *qtype;
 	const char *mode;
 	size_t cnt;
@@ -44,6 +91,8 @@ static void print_table(FILE *f, const cb_results *rs)
 	row *rows = (row *)calloc(nrows ? nrows : 1, sizeof *rows);
 	if (rows == NULL)
 		return;
+	const char *pn[MAX_PCOLS];
+	size_t npc = pcols(rs, pn);
 	size_t n = 0;
 	for (size_t k = 0; k < rs->n; k++) {
 		const cb_result *r = &rs->r[k];
@@ -57,23 +106,31 @@ static void print_table(FILE *f, const cb_results *rs)
 			else
 				snprintf(w->bench, sizeof w->bench, "%s:%s",
 					 r->benchmark, s->label);
-			snprintf(w->cap, sizeof w->cap, "%zu", r->capacity);
+			for (size_t c = 0; c < npc; c++)
+				w->pv[c] = pval(r, pn[c]);
 			snprintf(w->tg, sizeof w->tg, "%u,%u", r->producers,
 				 r->consumers);
-			w->qtype = r->adapter->name;
+			w->qtype = qname(r);
 			w->mode = r->mode;
 			w->cnt = s->n;
 			w->unit = s->unit;
 			cb_summarize(s->v, s->n, &w->s);
 		}
 	}
-	int wb = 9, wt = 4, wc = 11, wq = 7, wm = 4, wn = 3, ws = 5, wmin = 3,
+	int wb = 9, wt = 4, wq = 7, wm = 4, wn = 3, ws = 5, wmin = 3,
 	    wmax = 3, wmean = 4, we = 5, wu = 5;
+	int wc[MAX_PCOLS];
+	char ph[MAX_PCOLS][64];
+	for (size_t c = 0; c < npc; c++) {
+		snprintf(ph[c], sizeof ph[c], "(%s)", pn[c]);
+		wc[c] = (int)strlen(ph[c]);
+	}
 	for (size_t k = 0; k < n; k++) {
 		const row *w = &rows[k];
 		wb = imax(wb, (int)strlen(w->bench));
 		wt = imax(wt, (int)strlen(w->tg));
-		wc = imax(wc, (int)strlen(w->cap));
+		for (size_t c = 0; c < npc; c++)
+			wc[c] = imax(wc[c], (int)strlen(w->pv[c]));
 		wq = imax(wq, (int)strlen(w->qtype));
 		wm = imax(wm, (int)strlen(w->mode));
 		char b[32];
@@ -85,18 +142,20 @@ static void print_table(FILE *f, const cb_results *rs)
 		we = imax(we, num_width(w->s.err));
 		wu = imax(wu, (int)strlen(w->unit));
 	}
-	fprintf(f,
-		"%-*s  %*s  %*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %*s    %*s  %-*s\n",
-		wb, "Benchmark", wt, "(tg)", wc, "(qCapacity)", wq, "(qType)",
-		wm, "Mode",
-		wn, "Cnt", ws, "Score", wmin, "Min", wmax, "Max", wmean,
-		"Mean", we, "Error", wu, "Units");
+	fprintf(f, "%-*s  %*s", wb, "Benchmark", wt, "(tg)");
+	for (size_t c = 0; c < npc; c++)
+		fprintf(f, "  %*s", wc[c], ph[c]);
+	fprintf(f, "  %-*s  %-*s  %*s  %*s  %*s  %*s  %*s    %*s  %-*s\n", wq,
+		"(qType)", wm, "Mode", wn, "Cnt", ws, "Score", wmin, "Min",
+		wmax, "Max", wmean, "Mean", we, "Error", wu, "Units");
 	for (size_t k = 0; k < n; k++) {
 		const row *w = &rows[k];
 		if (k > 0 && strchr(w->bench, ':') == NULL)
 			fputc('\n', f);
-		fprintf(f, "%-*s  %*s  %*s  %-*s  %-*s  %*zu", wb, w->bench, wt,
-			w->tg, wc, w->cap, wq, w->qtype, wm, w->mode, wn,
+		fprintf(f, "%-*s  %*s", wb, w->bench, wt, w->tg);
+		for (size_t c = 0; c < npc; c++)
+			fprintf(f, "  %*s", wc[c], w->pv[c]);
+		fprintf(f, "  %-*s  %-*s  %*zu", wq, w->qtype, wm, w->mode, wn,
 			w->cnt);
 		print_num(f, w->s.median, ws);
 		print_num(f, w->s.min, wmin);
@@ -107,20 +166,35 @@ static void print_table(FILE *f, const cb_results *rs)
 		fprintf(f, "  %-*s\n", wu, w->unit);
 	}
 	free(rows);
-	fprintf(f, "\nScore = median of the per-iteration %s; Min/Max over "
-		   "iterations; Error = half-width of the 99.9%% Student-t "
-		   "confidence interval of the Mean (JMH's Error). (tg) = -tg "
-		   "P,C: P producers, C consumers; each metric is the sum over "
-		   "the threads of a role of each one's rate (JMH's "
-		   "aggregation).\n",
+	fprintf(f, "\nScore = median of the per-iteration %s (all forks "
+		   "pooled); Min/Max over iterations; Error = half-width of "
+		   "the 99.9%% Student-t confidence interval of the Mean "
+		   "(JMH's Score and Error). (tg) = -tg P,C: P producers, C "
+		   "consumers; thrpt: each metric is the sum over the threads "
+		   "of a role of each one's rate; avgt: the mean over them of "
+		   "each one's time per op (JMH's aggregations).\n",
 		rs->n ? rs->r[0].primary.label : "scores");
 }
 
 static int same_group(const cb_result *a, const cb_result *b)
 {
-	return strcmp(a->benchmark, b->benchmark) == 0 &&
-	       a->capacity == b->capacity && a->producers == b->producers &&
-	       a->consumers == b->consumers;
+	if (strcmp(a->benchmark, b->benchmark) != 0 ||
+	    strcmp(a->mode, b->mode) != 0 || a->capacity != b->capacity ||
+	    a->producers != b->producers || a->consumers != b->consumers ||
+	    a->nparams != b->nparams || a->adapter == NULL ||
+	    b->adapter == NULL)
+		return 0;
+	for (size_t k = 0; k < a->nparams; k++)
+		if (strcmp(a->params[k].name, b->params[k].name) != 0 ||
+		    strcmp(a->params[k].value, b->params[k].value) != 0)
+			return 0;
+	return 1;
+}
+
+/* Higher is better for a rate (ops/us), lower for a time (ns/op...). */
+static int higher_better(const cb_result *r)
+{
+	return strstr(r->primary.unit, "ops/") != NULL;
 }
 
 /* One ratio line: a[k] / b[k] over the rounds k < n (n >= 1). da/db:
@@ -155,13 +229,13 @@ static int ratio_line(FILE *f, const char *lhs, const char *note,
 	}
 	double medu = nu ? cb_median(qa, nu) / cb_median(qb, nu) : NAN;
 	fprintf(f,
-		"  %-44s %7.2fx  (median of per-iteration ratios %.2fx, IQR "
+		"  %-48s %7.2fx  (median of per-iteration ratios %.2fx, IQR "
 		"%.2fx..%.2fx, n = %zu)%s\n",
 		lhs, med, s.median, s.p25, s.p75, n, note);
 	/* (Every round disturbed: said once per group, by print_ratios.) */
 	if (nu > 0 && nu < n)
 		fprintf(f,
-			"  %-44s %7.2fx  (ratio of medians over the %zu of %zu "
+			"  %-48s %7.2fx  (ratio of medians over the %zu of %zu "
 			"rounds that neither side had disturbed)\n",
 			"", medu, nu, n);
 	free(q);
@@ -173,7 +247,7 @@ static int ratio_line(FILE *f, const char *lhs, const char *note,
 static int is_rival(const cb_result *ra, const cb_result *rb,
 		    unsigned contracts)
 {
-	return rb->adapter->kind == CB_KIND_PEER && same_group(ra, rb) &&
+	return same_group(ra, rb) && rb->adapter->kind == CB_KIND_PEER &&
 	       (rb->adapter->contract & contracts) &&
 	       rb->primary.n == ra->primary.n;
 }
@@ -187,14 +261,15 @@ static size_t best_peer_of(const cb_results *rs, size_t a, unsigned contracts,
 {
 	const cb_result *ra = &rs->r[a];
 	size_t best = (size_t)-1;
-	double best_med = -1;
+	const int hb = higher_better(ra);
+	double best_med = hb ? -INFINITY : INFINITY;
 	*npeers = 0;
 	for (size_t b = 0; b < rs->n; b++) {
 		if (!is_rival(ra, &rs->r[b], contracts))
 			continue;
 		(*npeers)++;
 		double m = cb_median(rs->r[b].primary.v, ra->primary.n);
-		if (m > best_med) {
+		if (hb ? m > best_med : m < best_med) {
 			best_med = m;
 			best = b;
 		}
@@ -223,7 +298,7 @@ static int best_peer_line(FILE *f, const cb_results *rs, size_t a,
 	snprintf(lhs, sizeof lhs, "%s / best %s peer:", ra->adapter->name,
 		 what);
 	char note[160];
-	snprintf(note, sizeof note, "\n  %-44s           = %s, the best of %d "
+	snprintf(note, sizeof note, "\n  %-48s           = %s, the best of %d "
 		 "by median", "", rb->adapter->name, npeers);
 	return ratio_line(f, lhs, note, ra->primary.v, rb->primary.v, n,
 			  ra->disturbed, rb->disturbed);
@@ -252,30 +327,44 @@ static void print_ratios(FILE *f, const cb_results *rs)
 			continue;
 		if (!header) {
 			fprintf(f,
-				"\nRatios of %s, same run (iteration k of each "
-				"queue ran in round k):\n",
-				rs->r[g].primary.label);
+				"\nRatios of the Score, same run (iteration k "
+				"of each queue ran in round k%s):\n",
+				rs->r[g].forks > 1 ? " of the same fork" : "");
 			header = 1;
 		}
 		int clean = 0;
 		for (size_t a = g; a < rs->n; a++)
 			clean |= same_group(&rs->r[a], &rs->r[g]) &&
 				 rs->r[a].ndisturbed < rs->r[a].primary.n;
-		fprintf(f, "-tg %u,%u, qCapacity = %zu:%s\n", rs->r[g].producers,
-			rs->r[g].consumers, rs->r[g].capacity,
+		char pbuf[256];
+		fprintf(f, "%s %s -tg %u,%u %s (%s %s: %s):%s\n",
+			rs->r[g].benchmark, rs->r[g].mode, rs->r[g].producers,
+			rs->r[g].consumers,
+			cb_result_params(&rs->r[g], pbuf, sizeof pbuf),
+			rs->r[g].primary.label, rs->r[g].primary.unit,
+			higher_better(&rs->r[g]) ? "> 1x: conq's is faster"
+						 : "< 1x: conq's is faster",
 			clean ? ""
 			      : "  (every iteration of every queue disturbed: "
 				"no ratios over undisturbed rounds; the "
 				"interleaving is all that keeps these fair)");
 		for (size_t a = g; a < rs->n; a++) {
 			const cb_result *ra = &rs->r[a];
-			if (ra->adapter->kind != CB_KIND_OWN ||
+			if (ra->adapter == NULL ||
+			    ra->adapter->kind != CB_KIND_OWN ||
 			    !same_group(ra, &rs->r[g]))
 				continue;
 			for (size_t b = g; b < rs->n; b++) {
 				const cb_result *rb = &rs->r[b];
-				if (b == a || rb->adapter->kind == CB_KIND_OWN ||
-				    !same_group(ra, rb))
+				/* Each peer of the same contract, and the
+				 * baselines; peers of other contracts only
+				 * through the best-of line below. */
+				if (b == a || rb->adapter == NULL ||
+				    rb->adapter->kind == CB_KIND_OWN ||
+				    !same_group(ra, rb) ||
+				    (rb->adapter->kind == CB_KIND_PEER &&
+				     rb->adapter->contract !=
+					     ra->adapter->contract))
 					continue;
 				size_t n = ra->primary.n < rb->primary.n
 						   ? ra->primary.n
@@ -292,6 +381,8 @@ static void print_ratios(FILE *f, const cb_results *rs)
 			 * of a narrower contract in the same group. */
 			for (size_t b = g; b < rs->n; b++) {
 				const cb_result *rb = &rs->r[b];
+				if (rb->adapter == NULL)
+					continue;
 				unsigned ca = ra->adapter->contract;
 				unsigned cb = rb->adapter->contract;
 				int narrower = ca != cb &&
@@ -315,7 +406,8 @@ static void print_ratios(FILE *f, const cb_results *rs)
 			unsigned c = ra->adapter->contract;
 			int others = 0;
 			for (size_t b = g; b < rs->n; b++)
-				others |= rs->r[b].adapter->kind ==
+				others |= rs->r[b].adapter != NULL &&
+					  rs->r[b].adapter->kind ==
 						  CB_KIND_PEER &&
 					  same_group(ra, &rs->r[b]) &&
 					  rs->r[b].adapter->contract != c;
@@ -337,10 +429,10 @@ static void print_notes(FILE *f, const cb_results *rs)
 	int any = 0;
 	for (size_t k = 0; k < rs->n; k++) {
 		const cb_result *r = &rs->r[k];
-		char id[160];
-		snprintf(id, sizeof id, "%s -tg %u,%u qCapacity=%zu",
-			 r->adapter->name, r->producers, r->consumers,
-			 r->capacity);
+		char id[320], pbuf[256];
+		snprintf(id, sizeof id, "%s %s -tg %u,%u %s", qname(r), r->mode,
+			 r->producers, r->consumers,
+			 cb_result_params(r, pbuf, sizeof pbuf));
 		if (r->overruns) {
 			fprintf(f,
 				"%s[!] %s: %u of %zu iterations ran over 110%% "
@@ -402,10 +494,30 @@ static void print_notes(FILE *f, const cb_results *rs)
 	}
 }
 
+/* Sample mode: the seeds' latency block of each result with a histogram. */
+static void print_latency(FILE *f, const cb_results *rs)
+{
+	for (size_t k = 0; k < rs->n; k++) {
+		const cb_result *r = &rs->r[k];
+		if (r->hist == NULL || cb_hist_count(r->hist) == 0)
+			continue;
+		char pbuf[256];
+		const char *u = r->hist_unit ? r->hist_unit : "ns";
+		fprintf(f, "\n%s (qType = %s, -tg %u,%u, %s)\n"
+			   "%s SERVICE-TIME Latencies distribution in %s\n",
+			r->benchmark, qname(r), r->producers, r->consumers,
+			cb_result_params(r, pbuf, sizeof pbuf),
+			r->primary.label,
+			strcmp(u, "ns") == 0 ? "NANOSECONDS" : u);
+		cb_hist_print(f, r->hist, 1);
+	}
+}
+
 void cb_report_text(FILE *f, const cb_results *rs)
 {
 	fprintf(f, "\n");
 	print_table(f, rs);
+	print_latency(f, rs);
 	print_ratios(f, rs);
 	print_notes(f, rs);
 	fprintf(f, "\nREMEMBER: these numbers are just data: a few-thread "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report.h - the human-readable result: a JMH-like table and the ratios. */
+/* report.h - the results as text (a JMH-like table and the ratios), CSV and
+ * JSON. */
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 
@@ -7,6 +8,22 @@
 
 #include "workload.h"
 
+/* The JMH-like text report: table, ratios, latency blocks, warnings. */
 void cb_report_text(FILE *f, const cb_results *rs);
+
+/* -rf csv and -rf json (output.c); 0 or -1 on a write error. */
+int cb_report_csv(FILE *f, const cb_results *rs);
+int cb_report_json(FILE *f, const cb_options *o, const cb_env *env,
+		   const cb_results *rs);
+
+/* Write the -rf formats to their files; 0 or -1. */
+int cb_write_results(const cb_options *o, const cb_env *env,
+		     const cb_results *rs);
+
+/* The warnings of one result (JMH's [!] footnotes): at most max lines. */
+size_t cb_result_warnings(const cb_result *r, char (*w)[160], size_t max);
+
+/* "qCapacity=1024 burstSize=10" (the result's parameters) into buf. */
+const char *cb_result_params(const cb_result *r, char *buf, size_t n);
 
 #endif /* CB_REPORT_H */

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/* stats.c - summaries (mean, median, quantiles, 99.9% Student-t CI, MdAPE)
+ * and the two-sample tests of `compare` (Welch's t, Mann-Whitney U). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +158,119 @@ double cb_t_multiplier(double confidence, size_t n)
 	return cb_student_t_quantile(1 - (1 - confidence) / 2, (double)(n - 1));
 }
 
+double cb_normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+int cb_welch(const double *a, size_t na, const double *b, size_t nb,
+	     double *t, double *df, double *p)
+{
+	*t = *df = *p = NAN;
+	if (na < 2 || nb < 2)
+		return -1;
+	cb_summary sa, sb;
+	cb_summarize(a, na, &sa);
+	cb_summarize(b, nb, &sb);
+	double va = sa.stdev * sa.stdev / (double)na;
+	double vb = sb.stdev * sb.stdev / (double)nb;
+	double d = sb.mean - sa.mean;
+	if (va + vb == 0) {
+		*t = d == 0 ? 0 : (d > 0 ? INFINITY : -INFINITY);
+		*df = (double)(na + nb - 2);
+		*p = d == 0 ? 1 : 0;
+		return 0;
+	}
+	*t = d / sqrt(va + vb);
+	*df = (va + vb) * (va + vb) /
+	      (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	*p = 2 * cb_student_t_cdf(-fabs(*t), *df);
+	return 0;
+}
+
+/* Exact two-sided p of U for samples of na and nb without ties: count the
+ * rank-sum distribution by dynamic programming (C(16, 8) = 12870 at most). */
+static double mw_exact(double u, size_t na, size_t nb)
+{
+	/* Under the null hypothesis each of the C(na + nb, na) orders of
+	 * the pooled sample is equally likely. U is the sum over the a's of
+	 * the number of b's below each, and an order is one non-decreasing
+	 * sequence of na such counts in 0..nb: c[k][s] counts the multisets
+	 * of k values in 0..nb with sum s. */
+	const size_t umax = na * nb;
+	double c[9][65];
+	memset(c, 0, sizeof c);
+	c[0][0] = 1;
+	for (size_t j = 0; j <= nb; j++) /* value j, any number of times */
+		for (size_t k = 1; k <= na; k++)
+			for (size_t s = j; s <= umax; s++)
+				c[k][s] += c[k - 1][s - j];
+	/* c[na][s] now counts multisets of na values in 0..nb with sum s,
+	 * the null distribution of U (each equally likely). */
+	double total = 0, le = 0, ge = 0;
+	for (size_t s = 0; s <= umax; s++) {
+		total += c[na][s];
+		if ((double)s <= u)
+			le += c[na][s];
+		if ((double)s >= u)
+			ge += c[na][s];
+	}
+	double p = 2 * (le < ge ? le : ge) / total;
+	return p > 1 ? 1 : p;
+}
+
+int cb_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		    double *u, double *p)
+{
+	*u = *p = NAN;
+	if (na == 0 || nb == 0)
+		return -1;
+	/* U of a: pairs (a_i, b_j) with a_i > b_j, ties count one half. */
+	double U = 0;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			U += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+	*u = U;
+	/* Ties: sum over groups of equal values of (t^3 - t). */
+	size_t n = na + nb;
+	double *x = (double *)malloc(n * sizeof *x);
+	if (x == NULL)
+		return -1;
+	memcpy(x, a, na * sizeof *x);
+	memcpy(x + na, b, nb * sizeof *x);
+	qsort(x, n, sizeof *x, cmp_double);
+	double ties = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && x[j] == x[i])
+			j++;
+		double tcount = (double)(j - i);
+		ties += tcount * tcount * tcount - tcount;
+		i = j;
+	}
+	free(x);
+	if (ties == 0 && na <= 8 && nb <= 8) {
+		*p = mw_exact(U, na, nb);
+		return 0;
+	}
+	double dn = (double)n, mu = (double)na * (double)nb / 2;
+	double var = (double)na * (double)nb / 12 *
+		     ((dn + 1) - ties / (dn * (dn - 1)));
+	if (var <= 0) {
+		*p = 1;
+		return 0;
+	}
+	double z = (fabs(U - mu) - 0.5) / sqrt(var);
+	if (z < 0)
+		z = 0;
+	*p = 2 * (1 - cb_normal_cdf(z));
+	if (*p > 1)
+		*p = 1;
+	return 0;
+}
+
+unsigned cb_selftest_passed;
+
 int cb_stats_selftest(void)
 {
 	int fails = 0;
@@ -172,6 +287,8 @@ int cb_stats_selftest(void)
 			printf("FAIL t(0.9995, df=%zu) = %.4f, want %.3f\n",
 			       tq[i].n - 1, t, tq[i].t);
 			fails++;
+		} else {
+			cb_selftest_passed++;
 		}
 	}
 	/* df = 1 is Cauchy: t(0.9995) = tan(pi * 0.4995). */
@@ -180,10 +297,14 @@ int cb_stats_selftest(void)
 		printf("FAIL t(0.9995, df=1) = %.6f, want %.6f\n",
 		       cb_student_t_quantile(0.9995, 1), cauchy);
 		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	if (!(fabs(cb_student_t_quantile(0.975, 1e6) - 1.959966) < 1e-4)) {
 		printf("FAIL t(0.975, df=1e6) -> normal 1.959966\n");
 		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	double v[] = {5, 1, 4, 2, 3};
 	cb_summary s;
@@ -192,20 +313,101 @@ int cb_stats_selftest(void)
 	    fabs(s.stdev - sqrt(2.5)) > 1e-12 || s.p25 != 2 || s.p75 != 4) {
 		printf("FAIL summary of 1..5\n");
 		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	if (fabs(s.err - 8.610 * sqrt(2.5) / sqrt(5.0)) > 1e-2) {
 		printf("FAIL error of 1..5: %f\n", s.err);
 		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	double w[] = {4, 1, 3, 2};
 	if (cb_median(w, 4) != 2.5) {
 		printf("FAIL median of 1..4\n");
 		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	cb_summarize(w, 2, &s);
 	if (!isnan(s.err)) {
 		printf("FAIL error of n=2 must be NaN\n");
 		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	/* The CI of a known sample: 10 values, mean 5.5, s = sqrt(55/6),
+	 * error = t(0.9995, 9) * s / sqrt(10) = 4.781 * 0.9574 = 4.5776. */
+	double ten[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	cb_summarize(ten, 10, &s);
+	if (fabs(s.mean - 5.5) > 1e-12 ||
+	    fabs(s.err - 4.780912 * sqrt(55.0 / 6) / sqrt(10.0)) > 1e-4) {
+		printf("FAIL CI of 1..10: %f\n", s.err);
+		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	/* Welch: a = 1..5, b = 3..7 (equal variances 2.5, n 5): t = 2 /
+	 * sqrt(1) = 2, df = 8, p = 2 * P(T8 > 2) = 0.0805. */
+	double a5[] = {1, 2, 3, 4, 5}, b5[] = {3, 4, 5, 6, 7};
+	double t, df, pv, u;
+	cb_welch(a5, 5, b5, 5, &t, &df, &pv);
+	if (fabs(t - 2) > 1e-12 || fabs(df - 8) > 1e-9 ||
+	    fabs(pv - 0.080516) > 1e-5) {
+		printf("FAIL welch t=%f df=%f p=%f\n", t, df, pv);
+		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	/* Unequal variances: df from Welch-Satterthwaite. a = {1,2,3} (var 1),
+	 * b = {10,20,30,40} (var 166.67): va = 1/3, vb = 41.667, df =
+	 * 42^2 / ((1/3)^2/2 + 41.667^2/3) = 3.0487. */
+	double a3[] = {1, 2, 3}, b4[] = {10, 20, 30, 40};
+	cb_welch(a3, 3, b4, 4, &t, &df, &pv);
+	if (fabs(df - 3.04867) > 1e-3 || fabs(t - 23 / sqrt(42.0)) > 1e-9) {
+		printf("FAIL welch (unequal) t=%f df=%f\n", t, df);
+		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	/* Mann-Whitney, exact: complete separation of 5 and 5: U = 0, p =
+	 * 2 / C(10,5) = 0.0079365. 4 vs 4 separated: 2/70 = 0.028571. */
+	double c5[] = {6, 7, 8, 9, 10};
+	cb_mann_whitney(a5, 5, c5, 5, &u, &pv);
+	if (u != 0 || fabs(pv - 2.0 / 252) > 1e-9) {
+		printf("FAIL mann-whitney 5v5 U=%f p=%f\n", u, pv);
+		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	double d4[] = {1, 2, 3, 4}, e4[] = {5, 6, 7, 8};
+	cb_mann_whitney(e4, 4, d4, 4, &u, &pv);
+	if (u != 16 || fabs(pv - 2.0 / 70) > 1e-9) {
+		printf("FAIL mann-whitney 4v4 U=%f p=%f\n", u, pv);
+		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	/* Interleaved samples: U = 12.5 of 25, p = 1. {1,3,5,7,9} vs
+	 * {2,4,6,8,10}: U(a) = 0+1+2+3+4 = 10, exact p = 0.690476. */
+	double o5[] = {1, 3, 5, 7, 9}, e5[] = {2, 4, 6, 8, 10};
+	cb_mann_whitney(o5, 5, e5, 5, &u, &pv);
+	if (u != 10 || fabs(pv - 0.690476) > 1e-5) {
+		printf("FAIL mann-whitney interleaved U=%f p=%f\n", u, pv);
+		fails++;
+	} else {
+		cb_selftest_passed++;
+	}
+	/* Normal approximation with ties (n > 8): 10 zeros vs 10 ones:
+	 * U = 0, var = 100/12 * (21 - 1980/380) = 131.58, z = (50 - 0.5) /
+	 * 11.471 = 4.3153, p = 1.594e-5. */
+	double z10[10] = {0}, o10[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+	cb_mann_whitney(z10, 10, o10, 10, &u, &pv);
+	if (u != 0 || fabs(pv / 1.594e-5 - 1) > 0.01) {
+		printf("FAIL mann-whitney ties U=%f p=%g\n", u, pv);
+		fails++;
+	} else {
+		cb_selftest_passed++;
 	}
 	return fails;
 }

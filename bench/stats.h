@@ -32,6 +32,26 @@ double cb_student_t_quantile(double p, double df);
 /* JMH's error multiplier: t(1 - (1 - conf) / 2, n - 1). */
 double cb_t_multiplier(double confidence, size_t n);
 
+/* Welch's two-sample t test of mean(b) vs mean(a): the t statistic, the
+ * Welch-Satterthwaite degrees of freedom, and the two-sided p-value. -1 if
+ * either sample has fewer than 2 values (p = NaN). Both samples constant
+ * and equal: t = 0, p = 1; constant and different: p = 0. */
+int cb_welch(const double *a, size_t na, const double *b, size_t nb,
+	     double *t, double *df, double *p);
+
+/* Mann-Whitney U test (two-sided): U of sample a, and the p-value, exact
+ * (by enumeration of the rank sums) when there are no ties and na, nb <= 8,
+ * else from the normal approximation with the tie correction and a
+ * continuity correction. -1 if a sample is empty. */
+int cb_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+		    double *u, double *p);
+
+/* The standard normal CDF. */
+double cb_normal_cdf(double z);
+
+/* Checks that passed in the self-tests (each module adds its own). */
+extern unsigned cb_selftest_passed;
+
 /* Unit tests of this module; prints failures, returns their count. */
 int cb_stats_selftest(void);
 

@@ -9,6 +9,13 @@
  * pollsMade (JMH's primary, the sum of all calls, would flatter a queue that
  * fails fast).
  *
+ * Modes: thrpt (the above); avgt (ns/op: the mean over a role's threads of
+ * each one's elapsed time / its successful ops; failed ops stay rates);
+ * sample (the sampled loops of loops.h time every 2^CB_SAMPLE_LOG2-th call
+ * into per-thread histograms, merged per iteration: Score = the mean
+ * sampled successful poll, with its percentiles per iteration and the whole
+ * run's histogram for the latency block).
+ *
  * Only the queues whose contract allows P producers and C consumers run
  * (SPSC: 1,1; MPSC: P,1; SPMC: 1,C; MPMC: any). Threads are pinned round-
  * robin over the allowed CPUs (producers first); with more threads than
@@ -42,11 +49,13 @@
  *    (all producers, all consumers) must make progress.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "histogram.h"
 #include "loops.h"
 #include "stats.h"
 #include "workload.h"
@@ -57,6 +66,15 @@
  * (oversubscribed: when all together ran less than this share of the CPUs
  * they had). */
 #define CB_MIN_CPU_SHARE 0.95
+
+/* -bm sample: the per-iteration latency series (ns/op): the mean sampled
+ * poll (the Score) and offer, and the poll percentiles, as JMH's
+ * SampleTime reports tpt:poll.p0.50... */
+#define TPT_NLAT 7
+static const char *const tpt_lat_label[TPT_NLAT] = {
+	"poll", "offer", "poll.p0.50", "poll.p0.90", "poll.p0.99",
+	"poll.p0.999", "poll.p1.00"};
+static const double tpt_lat_q[TPT_NLAT] = {-1, -1, 50, 90, 99, 99.9, 100};
 
 typedef struct tpt_trial {
 	const cb_adapter *a;
@@ -73,6 +91,13 @@ typedef struct tpt_trial {
 	unsigned char *disturbed;
 	unsigned overruns, violations, ndisturbed, starved;
 	uint64_t reorders; /* out of order, for a weak_order adapter */
+	uint64_t max_drained, max_window; /* the largest backlogs seen */
+	/* -bm sample: each worker's histogram (reset every iteration), the
+	 * measured iterations' poll samples merged, and per iteration the
+	 * mean sampled poll and offer times and the poll percentiles. */
+	cb_hist *whist[CB_MAX_THREADS];
+	cb_hist *poll_hist;
+	double *lat[TPT_NLAT];
 	uint64_t stray;    /* consumers' strays seen so far */
 	int pinned;
 } tpt_trial;
@@ -257,13 +282,6 @@ static void check_iteration(tpt_trial *t, const cb_options *o, bool oversub,
 		t->starved++;
 }
 
-static const char *fmt_clock(double s, char *buf, size_t n)
-{
-	unsigned v = s > 359999 ? 359999u : (unsigned)(s + 0.5);
-	snprintf(buf, n, "%02u:%02u", v / 60, v % 60);
-	return buf;
-}
-
 static void trial_stop(tpt_trial *t)
 {
 	if (t->running)
@@ -281,27 +299,44 @@ static void trial_stop(tpt_trial *t)
 	free(t->offers_failed);
 	free(t->polls_failed);
 	free(t->disturbed);
+	for (unsigned k = 0; k < CB_MAX_THREADS; k++)
+		cb_hist_free(t->whist[k]);
+	cb_hist_free(t->poll_hist);
+	for (unsigned k = 0; k < TPT_NLAT; k++)
+		free(t->lat[k]);
 }
 
-static void add_series(cb_series *s, const char *label, double *v, size_t n)
+/* -bm sample, after an iteration: the consumers' and the producers'
+ * samples merged into *ph and *oh; the workers' histograms reset. */
+static void gather_samples(tpt_trial *t, cb_hist *ph, cb_hist *oh)
+{
+	cb_hist_reset(ph);
+	cb_hist_reset(oh);
+	for (unsigned k = 0; k < t->np + t->nc; k++) {
+		cb_hist_merge(k < t->np ? oh : ph, t->whist[k]);
+		cb_hist_reset(t->whist[k]);
+	}
+}
+
+static void add_series(cb_series *s, const char *label, const char *unit,
+		       double *v, size_t n)
 {
 	s->label = label;
-	s->unit = "ops/us";
+	s->unit = unit;
 	s->v = v;
 	s->n = n;
 }
-
-typedef struct tpt_progress {
-	size_t done, total;
-	uint64_t t_begin;
-} tpt_progress;
 
 static int run_trials(const cb_workload *wl, const cb_options *o,
 		      const cb_env *env, cb_results *rs,
 		      const cb_adapter **ads, size_t na,
 		      const cb_adapter **skipped, size_t nskipped, size_t cap,
-		      unsigned np, unsigned nc, tpt_progress *pr)
+		      unsigned np, unsigned nc)
 {
+	const int avgt = o->mode == CB_MODE_AVGT;
+	const int sample = o->mode == CB_MODE_SAMPLE;
+	const char *unit = avgt ? "ns/op" : "ops/us";
+	cb_hist *ih_poll = NULL, *ih_offer = NULL;
 	tpt_trial *t = (tpt_trial *)calloc(na, sizeof *t);
 	if (t == NULL) {
 		fprintf(stderr, "conq-bench: out of memory\n");
@@ -343,6 +378,23 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 			tr->chk[c] = (cb_chk *)cb_alloc_aligned(sizeof(cb_chk));
 			oom |= tr->chk[c] == NULL;
 		}
+		for (unsigned k = 0; sample && k < n; k++) {
+			tr->whist[k] = cb_hist_new();
+			oom |= tr->whist[k] == NULL;
+		}
+		for (unsigned k = 0; sample && k < TPT_NLAT; k++) {
+			tr->lat[k] = (double *)calloc(ni, sizeof(double));
+			oom |= tr->lat[k] == NULL;
+		}
+		if (sample && j == 0) {
+			ih_poll = cb_hist_new();
+			ih_offer = cb_hist_new();
+			oom |= ih_poll == NULL || ih_offer == NULL;
+		}
+		if (sample) {
+			tr->poll_hist = cb_hist_new();
+			oom |= tr->poll_hist == NULL;
+		}
 		if (oom) {
 			fprintf(stderr, "conq-bench: out of memory\n");
 			rc = 1;
@@ -350,10 +402,25 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 		}
 		const cb_loops *l = ads[j]->loops;
 		cb_role_fn roles[CB_MAX_THREADS];
-		for (unsigned k = 0; k < n; k++)
-			roles[k] = k < np ? l->tpt_offer
-				   : o->check ? l->tpt_poll_checked
-					      : l->tpt_poll;
+		for (unsigned k = 0; k < n; k++) {
+			if (sample)
+				roles[k] = k < np	? l->tpt_offer_sampled
+					   : o->check ? l->tpt_poll_sampled_checked
+						      : l->tpt_poll_sampled;
+			else
+				roles[k] = k < np	? l->tpt_offer
+					   : o->check ? l->tpt_poll_checked
+						      : l->tpt_poll;
+			if (roles[k] == NULL) {
+				fprintf(stderr,
+					"conq-bench: %s has no %s loop for -bm "
+					"%s\n",
+					ads[j]->name, k < np ? "offer" : "poll",
+					cb_mode_name(o->mode));
+				rc = 1;
+				goto out;
+			}
+		}
 		int err = cb_group_start(&tr->g, n, roles, cpus, tr->q, yield);
 		if (err != 0) {
 			fprintf(stderr, "conq-bench: %s: cannot start threads: "
@@ -371,6 +438,7 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 			w->pid = k < np ? k : k - np;
 			w->seq = 1;
 			w->chk = k < np ? NULL : tr->chk[k - np];
+			w->hist = tr->whist[k]; /* NULL unless -bm sample */
 		}
 		tr->pinned = 1;
 		for (unsigned k = 0; k < n; k++)
@@ -380,10 +448,23 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 
 	/* The trial header, JMH-like. */
 	char w[32], r[32];
-	printf("\n# Benchmark: %s.%s  mode %s (%s), Score = %s (sum over the "
-	       "%u consumer%s of each one's polls / its own time)\n",
-	       wl->name, wl->group, wl->mode, wl->unit, wl->headline, nc,
-	       nc == 1 ? "" : "s");
+	if (sample)
+		printf("\n# Benchmark: %s.%s  mode sample (ns/op), Score = poll "
+		       "(the mean of the sampled times of successful polls: "
+		       "every %uth call of each thread timed, clock included)\n",
+		       wl->name, wl->group, 1u << CB_SAMPLE_LOG2);
+	else if (avgt)
+		printf("\n# Benchmark: %s.%s  mode avgt (ns/op), Score = %s "
+		       "(mean over the %u consumer%s of each one's time / its "
+		       "polls made)\n",
+		       wl->name, wl->group, wl->headline, nc,
+		       nc == 1 ? "" : "s");
+	else
+		printf("\n# Benchmark: %s.%s  mode thrpt (ops/us), Score = %s "
+		       "(sum over the %u consumer%s of each one's polls / its "
+		       "own time)\n",
+		       wl->name, wl->group, wl->headline, nc,
+		       nc == 1 ? "" : "s");
 	printf("# Threads: %u (1 group, -tg %u,%u: %ux \"offer\", %ux \"poll\"), "
 	       "synchronized iterations; affinity: %s",
 	       n, np, nc, np, nc, aff);
@@ -442,20 +523,33 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 				fflush(NULL);
 				_Exit(3);
 			}
-			/* JMH's aggregation: the sum of each thread's rate. */
+			/* JMH's aggregations: thrpt, the sum of each
+			 * thread's rate; avgt, the mean of each thread's time
+			 * per op (made ops; the failed ones stay rates). */
 			double om = 0, of = 0, pm = 0, pf = 0, share = 0;
 			double min_share = 1;
 			int over = 0;
+			uint64_t wmade_p = 0, wmade_c = 0, wextra_c = 0;
 			for (unsigned x = 0; x < n; x++) {
 				const cb_worker *wk = &tr->g.w[x];
 				uint64_t el = wk->t_stop - wk->t_start;
 				double us = (double)(el ? el : 1) / 1e3;
+				double made = avgt ? (wk->made ? (double)el /
+									 (double)wk->made
+							       : (double)el)
+						   : (double)wk->made / us;
+				if (avgt)
+					made /= x < np ? (double)np
+						       : (double)nc;
 				if (x < np) {
-					om += (double)wk->made / us;
+					om += made;
 					of += (double)wk->failed / us;
+					wmade_p += wk->made;
 				} else {
-					pm += (double)wk->made / us;
+					pm += made;
 					pf += (double)wk->failed / us;
+					wmade_c += wk->made;
+					wextra_c += wk->extra;
 				}
 				share += wk->cpu_share;
 				if (wk->cpu_share < min_share)
@@ -465,6 +559,15 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 			uint64_t derr = 0, dstray = 0;
 			uint64_t drained = drain(tr, &derr, &dstray);
 			check_iteration(tr, o, yield, drained, derr, dstray);
+			if (drained > tr->max_drained)
+				tr->max_drained = drained;
+			/* offersMade - pollsMade of the windows, less the
+			 * polls of elements offered in a producer's window
+			 * but taken in a consumer's catch-up or warm-down:
+			 * bounded by the capacity (check_iteration). */
+			if (wmade_p > wmade_c + wextra_c &&
+			    wmade_p - wmade_c - wextra_c > tr->max_window)
+				tr->max_window = wmade_p - wmade_c - wextra_c;
 			/* Not the context switches alone: our own control
 			 * thread's wake-ups preempt a worker for microseconds.
 			 * Oversubscribed, the threads share the CPUs by
@@ -481,23 +584,32 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 				tr->polls_failed[m] = pf;
 				tr->overruns += (unsigned)over;
 			}
-			pr->done++;
-			double el = (double)(cb_now_ns() - pr->t_begin) / 1e9;
-			double eta = el / (double)pr->done *
-				     (double)(pr->total - pr->done);
-			char b1[32], b2[32], tg[24];
+			if (sample) {
+				gather_samples(tr, ih_poll, ih_offer);
+				for (unsigned x = 0; measured && x < TPT_NLAT;
+				     x++) {
+					const cb_hist *h = x == 1 ? ih_offer
+								  : ih_poll;
+					double v = x < 2 ? cb_hist_mean(h)
+							 : (double)cb_hist_percentile(
+								   h, tpt_lat_q[x]);
+					tr->lat[x][k - (size_t)o->wi] =
+						cb_hist_count(h) ? v : NAN;
+				}
+				if (measured)
+					cb_hist_merge(tr->poll_hist, ih_poll);
+			}
+			char line[256], tg[24];
 			snprintf(tg, sizeof tg, "%u,%u", np, nc);
-			fprintf(stderr,
-				"# [%4zu/%zu] %s %3zu/%zu  -tg %-5s %-22s "
-				"pollsMade %9.3f  offersMade %9.3f ops/us  cpu "
-				"%3.0f%%  (%s elapsed, ETA %s)%s\n",
-				pr->done, pr->total,
-				measured ? "measure" : "warmup ",
-				measured ? k - (size_t)o->wi + 1 : k + 1,
-				measured ? ni : (size_t)o->wi, tg, tr->a->name,
-				pm, om, 100 * cpu, fmt_clock(el, b1, sizeof b1),
-				fmt_clock(eta, b2, sizeof b2),
-				dist ? "  [disturbed]" : "");
+			snprintf(line, sizeof line,
+				 "%s %3zu/%zu  -tg %-5s %-26s pollsMade %9.3f  "
+				 "offersMade %9.3f %s  cpu %3.0f%%%s",
+				 measured ? "measure" : "warmup ",
+				 measured ? k - (size_t)o->wi + 1 : k + 1,
+				 measured ? ni : (size_t)o->wi, tg, tr->a->name,
+				 pm, om, unit, 100 * cpu,
+				 dist ? "  [disturbed]" : "");
+			cb_progress(o, line);
 		}
 	}
 
@@ -508,20 +620,41 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 			goto out;
 		}
 		res->benchmark = TPT_BENCH;
-		res->mode = wl->mode;
+		res->mode = cb_mode_name(o->mode);
 		res->adapter = t[j].a;
 		res->capacity = cap;
 		res->capacity_actual = t[j].usable;
 		res->producers = np;
 		res->consumers = nc;
-		add_series(&res->primary, "pollsMade", t[j].polls_made, ni);
-		add_series(&res->secondary[0], "offersMade", t[j].offers_made,
-			   ni);
-		add_series(&res->secondary[1], "offersFailed",
+		size_t sec = 0;
+		if (sample) {
+			add_series(&res->primary, tpt_lat_label[0], "ns/op",
+				   t[j].lat[0], ni);
+			for (unsigned x = 1; x < TPT_NLAT; x++)
+				add_series(&res->secondary[sec++],
+					   tpt_lat_label[x], "ns/op", t[j].lat[x],
+					   ni);
+			add_series(&res->secondary[sec++], "pollsMade", unit,
+				   t[j].polls_made, ni);
+			res->hist = t[j].poll_hist;
+			res->hist_unit = "ns";
+			t[j].poll_hist = NULL;
+			for (unsigned x = 0; x < TPT_NLAT; x++)
+				t[j].lat[x] = NULL;
+		} else {
+			add_series(&res->primary, "pollsMade", unit,
+				   t[j].polls_made, ni);
+		}
+		add_series(&res->secondary[sec++], "offersMade", unit,
+			   t[j].offers_made, ni);
+		add_series(&res->secondary[sec++], "offersFailed", "ops/us",
 			   t[j].offers_failed, ni);
-		add_series(&res->secondary[2], "pollsFailed",
+		add_series(&res->secondary[sec++], "pollsFailed", "ops/us",
 			   t[j].polls_failed, ni);
-		res->nsecondary = 3;
+		res->nsecondary = sec;
+		res->max_drained = t[j].max_drained;
+		res->max_window = t[j].max_window;
+		res->checked = o->check != 0;
 		res->overruns = t[j].overruns;
 		res->disturbed = t[j].disturbed;
 		res->ndisturbed = t[j].ndisturbed;
@@ -543,6 +676,8 @@ out:
 		if (t[j].a != NULL)
 			trial_stop(&t[j]);
 	}
+	cb_hist_free(ih_poll);
+	cb_hist_free(ih_offer);
 	free(t);
 	return rc;
 }
@@ -552,22 +687,14 @@ static int tpt_run(const cb_workload *wl, const cb_options *o,
 {
 	const cb_adapter *ads[TPT_MAX_QUEUES], *skipped[TPT_MAX_QUEUES];
 	size_t nskipped;
-	tpt_progress pr = {0, 0, cb_now_ns()};
 	size_t ran = 0;
-	for (size_t s = 0; s < o->ntg; s++) {
-		int na = cb_select_adapters(o, o->tg_p[s], o->tg_c[s], ads,
-					    TPT_MAX_QUEUES, skipped,
-					    &nskipped);
-		if (na < 0)
-			return 2;
-		pr.total += o->ncapacity * (size_t)na *
-			    ((size_t)o->wi + (size_t)o->i);
-	}
 	for (size_t s = 0; s < o->ntg; s++) {
 		unsigned np = o->tg_p[s], nc = o->tg_c[s];
 		int na = cb_select_adapters(o, np, nc, ads, TPT_MAX_QUEUES,
 					    skipped, &nskipped);
-		if (na <= 0) {
+		if (na < 0)
+			return 2;
+		if (na == 0) {
 			fprintf(stderr,
 				"conq-bench: %s: no selected queue serves -tg "
 				"%u,%u (%u producer%s, %u consumer%s)",
@@ -585,13 +712,19 @@ static int tpt_run(const cb_workload *wl, const cb_options *o,
 		for (size_t c = 0; c < o->ncapacity; c++) {
 			int rc = run_trials(wl, o, env, rs, ads, (size_t)na,
 					    skipped, nskipped, o->capacity[c],
-					    np, nc, &pr);
+					    np, nc);
 			if (rc != 0)
 				return rc;
 		}
 	}
 	return ran ? 0 : 2;
 }
+
+static const cb_param_def tpt_params[] = {
+	{"qCapacity", "131072",
+	 "requested capacity (JCTools: 132000; each queue rounds it up as it "
+	 "does; the table says what it holds)"},
+};
 
 const cb_workload cb_wl_throughput = {
 	.name = "QueueThroughputBackoffNone",
@@ -603,4 +736,8 @@ const cb_workload cb_wl_throughput = {
 	.desc = "P producers spin on offer, C consumers spin on poll "
 		"(JCTools' QueueThroughputBackoffNone, -tg P,C)",
 	.run = tpt_run,
+	.modes = CB_MODE_THRPT | CB_MODE_AVGT | CB_MODE_SAMPLE,
+	.groups = true,
+	.params = tpt_params,
+	.nparams = sizeof tpt_params / sizeof tpt_params[0],
 };

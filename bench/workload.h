@@ -1,7 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * workload.h - the benchmark registry and the results every workload hands
- * to the reporters (text now; JSON/CSV later read the same records).
+ * to the reporters (text table, CSV, JSON, plots, fork merging).
+ *
+ * How the harness drives a workload (main.c, plan.c, fork.c):
+ *
+ *  - It expands the run plan as JMH does: for each selected workload, each
+ *    mode (-bm, among those the workload supports), each -tg shape (only if
+ *    the workload runs thread groups), and the cross product of the
+ *    workload's parameters (params[]: keys in name order, the first varying
+ *    slowest, values in the order given). qType is not expanded: all the
+ *    selected queues of one point run interleaved in one process.
+ *  - For each such point it calls run() once (-f 0: in this process), or
+ *    once in each of N fresh processes (-f N), with `o` narrowed to the
+ *    point: o->mode is one mode, o->ntg == 1, o->ncapacity == 1 (qCapacity),
+ *    and every parameter the workload declares has exactly one value,
+ *    read with cb_param() / cb_param_u64().
+ *  - After each iteration (never during one) run() calls cb_progress() with
+ *    a one-line summary: the harness prints the status line with the ETA,
+ *    and in a fork it is also the heartbeat the parent's timeout watches.
+ *  - The harness stamps each cb_result that run() added with the point's
+ *    parameters (params/nparams), and merges the forks' results.
  */
 #ifndef CB_WORKLOAD_H
 #define CB_WORKLOAD_H
@@ -19,7 +38,13 @@ typedef struct cb_series {
 	size_t n;
 } cb_series;
 
-#define CB_MAX_SECONDARY 8
+#define CB_MAX_SECONDARY 12
+
+/* A parameter value of a result: name and value, as strings. */
+typedef struct cb_kv {
+	const char *name;
+	const char *value;
+} cb_kv;
 
 /* One trial: a benchmark on one queue with one set of parameters. */
 typedef struct cb_result {
@@ -44,17 +69,83 @@ typedef struct cb_result {
 			     of its own made no operation */
 	int pinned; /* every worker pinned as planned */
 	int oversubscribed; /* more threads than CPUs (failed ops yield) */
+	/* Checked invariants, for the reports (JSON "checks"): the largest
+	 * backlog left after an iteration (drained single-threaded) and the
+	 * most elements the measured windows left in flight (offers made -
+	 * polls made, counts), both <= capacity_actual when the queue is
+	 * sound; checked: --check accounted for every element. */
+	uint64_t max_drained, max_window;
+	int checked;
+	/* -bm sample: the sampled latencies of the headline role over all
+	 * measured iterations (and forks), in hist_unit; NULL otherwise. The
+	 * result owns it. */
+	struct cb_hist *hist;
+	const char *hist_unit; /* "ns" */
+	/* Set by the harness: the point's parameters (workload params,
+	 * qCapacity included; not qType, which is the adapter), the forks
+	 * the series came from, and how many values each fork gave (every
+	 * series of a result has one value per measured iteration). */
+	cb_kv params[16];
+	size_t nparams;
+	unsigned forks;
+	size_t *fork_len; /* forks entries */
 } cb_result;
+
+/* A point (or one fork of it) that produced no result: it hung and was
+ * killed, or its process died. */
+typedef struct cb_failure {
+	char what[256]; /* "QueueThroughputBackoffNone.tpt -tg 1,1 ..." */
+	char why[256];
+	int timeout; /* 1: TIMEOUT, 0: FAILED */
+} cb_failure;
 
 typedef struct cb_results {
 	cb_result *r;
 	size_t n, cap;
 	unsigned violations; /* total; non-zero makes the exit status 1 */
 	int oversubscribed;
+	cb_failure *fail;
+	size_t nfail;
 } cb_results;
 
 cb_result *cb_results_add(cb_results *rs);
 void cb_results_free(cb_results *rs);
+/* Record a point that produced nothing; -1 on ENOMEM. */
+int cb_results_fail(cb_results *rs, int timeout, const char *what,
+		    const char *why);
+
+/* Benchmark modes, JMH's -bm spellings. */
+enum {
+	CB_MODE_THRPT = 1u << 0,  /* thrpt: ops per time unit */
+	CB_MODE_AVGT = 1u << 1,   /* avgt: time per op */
+	CB_MODE_SAMPLE = 1u << 2, /* sample: sampled per-op latencies */
+	CB_MODE_SS = 1u << 3,     /* ss: one invocation per iteration */
+};
+#define CB_ALL_MODES (CB_MODE_THRPT | CB_MODE_AVGT | CB_MODE_SAMPLE | CB_MODE_SS)
+/* "thrpt"... for one mode bit; NULL for anything else. */
+const char *cb_mode_name(unsigned mode);
+/* "thrpt,avgt" -> bits; 0 or -1. */
+int cb_parse_modes(const char *s, unsigned *modes);
+
+/* A workload parameter (JMH's @Param): its values when -p does not give
+ * them, comma-separated. */
+typedef struct cb_param_def {
+	const char *name;     /* "burstSize" */
+	const char *defaults; /* "1,10,100" */
+	const char *desc;     /* one line for -l */
+} cb_param_def;
+
+/* The value of parameter `name` at the point being run (the workload must
+ * declare it, or it is qCapacity); NULL if it has none. */
+const char *cb_param(const cb_options *o, const char *name);
+/* The same as a number; 0, or -1 after printing an error. */
+int cb_param_u64(const cb_options *o, const char *name, uint64_t *v);
+
+/* After each iteration (warmup or measurement), never during one: `line`
+ * says what ran and what it scored ("measure 3/60 -tg 1,1 conq:spsc_array
+ * pollsMade 123.4 ops/us"). Prints the status line with the ETA on stderr;
+ * in a fork, also tells the parent the trial is alive. */
+void cb_progress(const cb_options *o, const char *line);
 
 typedef struct cb_workload cb_workload;
 struct cb_workload {
@@ -67,6 +158,20 @@ struct cb_workload {
 	const char *desc;
 	int (*run)(const cb_workload *wl, const cb_options *o,
 		   const cb_env *env, cb_results *rs);
+	/* The modes it supports (CB_MODE_*); 0: only `mode`, its default. */
+	unsigned modes;
+	/* Runs thread groups: the harness expands -tg for it (else o->tg is
+	 * the single shape 1,1). */
+	bool groups;
+	/* Its parameters, besides qType (and qCapacity, if it declares it:
+	 * give it as a param to have it expanded); may be NULL. */
+	const cb_param_def *params;
+	size_t nparams;
+	/* Optional: how many iterations (calls of cb_progress) run() will
+	 * make at the point `o`, for the ETA; NULL: (wi + i) per queue. */
+	size_t (*steps)(const cb_workload *wl, const cb_options *o);
+	/* Hidden from -l and not run unless --test-workloads (harness tests). */
+	bool test_only;
 };
 
 extern const cb_workload *const cb_workloads[];

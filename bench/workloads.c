@@ -5,12 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "histogram.h"
 #include "workload.h"
 
 extern const cb_workload cb_wl_throughput;
+extern const cb_workload cb_wl_test_hang;
+extern const cb_workload cb_wl_test_echo;
+extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
+	cb_wl_align, cb_wl_limits;
 
+/* One line per workload (the order of the plan and of -l). */
 const cb_workload *const cb_workloads[] = {
 	&cb_wl_throughput,
+	&cb_wl_burst,
+	&cb_wl_rtt,
+	&cb_wl_pingpong,
+	&cb_wl_catchup,
+	&cb_wl_align,
+	&cb_wl_limits,
+	&cb_wl_test_hang,
+	&cb_wl_test_echo,
 };
 const size_t cb_nworkloads = sizeof cb_workloads / sizeof cb_workloads[0];
 
@@ -34,11 +48,37 @@ void cb_results_free(cb_results *rs)
 	for (size_t k = 0; k < rs->n; k++) {
 		free(rs->r[k].primary.v);
 		free(rs->r[k].disturbed);
+		free(rs->r[k].fork_len);
+		cb_hist_free(rs->r[k].hist);
 		for (size_t j = 0; j < rs->r[k].nsecondary; j++)
 			free(rs->r[k].secondary[j].v);
 	}
 	free(rs->r);
+	free(rs->fail);
 	memset(rs, 0, sizeof *rs);
+}
+
+int cb_results_fail(cb_results *rs, int timeout, const char *what,
+		    const char *why)
+{
+	cb_failure *f = (cb_failure *)realloc(rs->fail,
+					      (rs->nfail + 1) * sizeof *f);
+	if (f == NULL)
+		return -1;
+	rs->fail = f;
+	f = &rs->fail[rs->nfail++];
+	memset(f, 0, sizeof *f);
+	f->timeout = timeout;
+	snprintf(f->what, sizeof f->what, "%s", what);
+	snprintf(f->why, sizeof f->why, "%s", why);
+	/* Tabs and newlines would break the fork pipe's lines. */
+	for (char *c = f->what; *c; c++)
+		if (*c == '\t' || *c == '\n')
+			*c = ' ';
+	for (char *c = f->why; *c; c++)
+		if (*c == '\t' || *c == '\n')
+			*c = ' ';
+	return 0;
 }
 
 int cb_check_qtypes(const cb_options *o)

@@ -10,12 +10,12 @@
 set -euo pipefail
 
 PEERS=(
-	libck-dev                # Concurrency Kit: ck_ring
-	dpdk-dev                 # DPDK: rte_ring
-	libatomic-queue-dev      # max0x7ba/atomic_queue
-	liburcu-dev              # liburcu: lfqueue / wfcqueue
-	libboost-dev             # boost::lockfree::spsc_queue / queue
-	libtbb-dev               # oneTBB: concurrent_queue
+	libck-dev                # Concurrency Kit: ck_ring (ck:*)
+	libdpdk-dev              # DPDK: rte_ring headers + libdpdk.pc (dpdk:*)
+	libatomic-queue-dev      # max0x7ba/atomic_queue (atomic_queue:*)
+	liburcu-dev              # liburcu: wfcqueue (urcu:*)
+	libboost-dev             # Boost.Lockfree queue / spsc_queue (boost:*)
+	libtbb-dev               # oneTBB: concurrent_bounded_queue (tbb:*)
 	libconcurrentqueue-dev   # moodycamel::ConcurrentQueue
 	libreaderwriterqueue-dev # moodycamel::ReaderWriterQueue
 )

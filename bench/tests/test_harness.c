@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test_harness.c - conq-bench tested from the outside: it runs the binary
+ * (argv[1]) in a scratch directory and checks what it writes.
+ *
+ *  - parameter expansion: the cross product of -p lists and -bm modes, in
+ *    JMH's order (modes, then the parameters by name, the last varying
+ *    fastest, values as given), each point's exact values (the test
+ *    workload HarnessEcho yields a known function of its parameters);
+ *  - forks: -f 3 merges three forks' iterations (rawData [3][i]), and the
+ *    progress line with its ETA comes once per iteration on stderr;
+ *  - JSON: every file parses with the strict parser (json.c) and has JMH's
+ *    result shape; CSV has JMH's columns;
+ *  - a hanging trial (HarnessHang under -f 1 -to 1s) ends as TIMEOUT with
+ *    exit status 3, within seconds;
+ *  - --preset smoke on conq's queues: exit 0, and per result the checks
+ *    (every element verified, no violation, no reordering, the largest
+ *    backlogs within the capacity);
+ *  - compare: ratios, verdicts and exit status on files with known data;
+ *  - --plot: data and scripts written, rendered when gnuplot is present;
+ *  - usage errors exit 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "json.h"
+
+static const char *bench;
+static char dir[256];
+
+typedef struct run {
+	int status; /* exit status, or 128 + signal */
+	double secs;
+	char *out, *err;
+} run;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return strdup("");
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = (char *)malloc((size_t)(n > 0 ? n : 0) + 1);
+	size_t got = b ? fread(b, 1, (size_t)(n > 0 ? n : 0), f) : 0;
+	if (b)
+		b[got] = '\0';
+	fclose(f);
+	return b;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run conq-bench with args (NULL-terminated) in dir. */
+static void run_bench(run *r, const char *const *args)
+{
+	char out[300], err[300];
+	snprintf(out, sizeof out, "%s/stdout.txt", dir);
+	snprintf(err, sizeof err, "%s/stderr.txt", dir);
+	const char *argv[64];
+	int n = 0;
+	argv[n++] = bench;
+	for (int k = 0; args[k] != NULL && n < 63; k++)
+		argv[n++] = args[k];
+	argv[n] = NULL;
+	double t0 = now_s();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fo < 0 || fe < 0 || chdir(dir) != 0)
+			_exit(126);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		execv(bench, (char *const *)argv);
+		_exit(127);
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->secs = now_s() - t0;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->out = slurp(out);
+	r->err = slurp(err);
+}
+
+static void run_free(run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static cb_json *load_json(const char *name)
+{
+	char path[300], err[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	cb_json *j = cb_json_parse_file(path, err, sizeof err);
+	if (j == NULL)
+		CHECK_FAIL("%s does not parse: %s", name, err);
+	return j;
+}
+
+static const char *jstr(const cb_json *j, const char *key)
+{
+	const cb_json *v = cb_json_get(j, key);
+	return v && v->type == CB_JSTR ? v->str : "";
+}
+
+static size_t count_lines(const char *s, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+	for (const char *p = s; p && *p;) {
+		if (strncmp(p, prefix, len) == 0)
+			n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+/* JMH's metric shape: score, scoreError, scoreConfidence[2],
+ * scorePercentiles with JMH's keys, scoreUnit, rawData [forks][iters]. */
+static void check_metric(const cb_json *m, size_t forks, size_t iters)
+{
+	CHECK_TRUE(m != NULL && m->type == CB_JOBJ);
+	if (m == NULL)
+		return;
+	const cb_json *sc = cb_json_get(m, "score");
+	CHECK_TRUE(sc != NULL && sc->type == CB_JNUM);
+	const cb_json *er = cb_json_get(m, "scoreError");
+	CHECK_TRUE(er != NULL &&
+		   (er->type == CB_JNUM ||
+		    (er->type == CB_JSTR && strcmp(er->str, "NaN") == 0)));
+	const cb_json *ci = cb_json_get(m, "scoreConfidence");
+	CHECK_TRUE(ci != NULL && ci->type == CB_JARR && ci->n == 2);
+	const cb_json *pc = cb_json_get(m, "scorePercentiles");
+	CHECK_TRUE(pc != NULL && pc->type == CB_JOBJ && pc->n == 10 &&
+		   cb_json_get(pc, "0.0") && cb_json_get(pc, "50.0") &&
+		   cb_json_get(pc, "99.9999") && cb_json_get(pc, "100.0"));
+	CHECK_TRUE(strlen(jstr(m, "scoreUnit")) > 0);
+	const cb_json *rd = cb_json_get(m, "rawData");
+	CHECK_TRUE(rd != NULL && rd->type == CB_JARR && rd->n == forks);
+	for (size_t f = 0; rd != NULL && f < rd->n; f++) {
+		CHECK_TRUE(rd->kid[f].type == CB_JARR);
+		CHECK_EQ(rd->kid[f].n, iters);
+		for (size_t i = 0; i < rd->kid[f].n; i++)
+			if (rd->kid[f].kid[i].type != CB_JNUM)
+				CHECK_FAIL("rawData[%zu][%zu] not a number", f,
+					   i);
+	}
+	/* The score is the mean of the raw data (JMH). */
+	double sum = 0;
+	size_t n = 0;
+	for (size_t f = 0; rd != NULL && f < rd->n; f++)
+		for (size_t i = 0; i < rd->kid[f].n; i++, n++)
+			sum += rd->kid[f].kid[i].num;
+	if (sc != NULL && n > 0)
+		CHECK_TRUE(fabs(sc->num - sum / (double)n) <=
+			   1e-9 * fabs(sc->num) + 1e-12);
+}
+
+static void check_jmh_entry(const cb_json *e, size_t forks, size_t iters)
+{
+	static const char *const str_keys[] = {
+	    "jmhVersion", "benchmark", "mode", "warmupTime", "measurementTime"};
+	for (size_t k = 0; k < sizeof str_keys / sizeof str_keys[0]; k++)
+		CHECK_TRUE(strlen(jstr(e, str_keys[k])) > 0);
+	static const char *const num_keys[] = {
+	    "threads", "forks", "warmupIterations", "measurementIterations"};
+	for (size_t k = 0; k < sizeof num_keys / sizeof num_keys[0]; k++) {
+		const cb_json *v = cb_json_get(e, num_keys[k]);
+		CHECK_TRUE(v != NULL && v->type == CB_JNUM);
+	}
+	const cb_json *p = cb_json_get(e, "params");
+	CHECK_TRUE(p != NULL && p->type == CB_JOBJ);
+	for (size_t k = 0; p != NULL && k < p->n; k++)
+		CHECK_TRUE(p->kid[k].type == CB_JSTR); /* JMH: strings */
+	check_metric(cb_json_get(e, "primaryMetric"), forks, iters);
+	const cb_json *sm = cb_json_get(e, "secondaryMetrics");
+	CHECK_TRUE(sm != NULL && sm->type == CB_JOBJ);
+	for (size_t k = 0; sm != NULL && k < sm->n; k++)
+		check_metric(&sm->kid[k], forks, iters);
+}
+
+static void test_expansion(void)
+{
+	check_context("expansion");
+	run r;
+	const char *args[] = {"--test-workloads",
+			      "HarnessEcho",
+			      "-f",
+			      "0",
+			      "-wi",
+			      "0",
+			      "-i",
+			      "2",
+			      "-p",
+			      "alpha=3,1,2",
+			      "-p",
+			      "beta=z,x",
+			      "-bm",
+			      "avgt,thrpt",
+			      "-rf",
+			      "json",
+			      "-rff",
+			      "echo.json",
+			      NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	cb_json *j = load_json("echo.json");
+	CHECK_TRUE(j != NULL && j->type == CB_JARR);
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 12)) {
+		static const char *const modes[] = {"thrpt", "avgt"};
+		static const unsigned alpha[] = {3, 1, 2};
+		static const char *const beta[] = {"z", "x"};
+		size_t k = 0;
+		for (int m = 0; m < 2; m++)
+			for (int a = 0; a < 3; a++)
+				for (int b = 0; b < 2; b++, k++) {
+					const cb_json *e = &j->kid[k];
+					const cb_json *p =
+					    cb_json_get(e, "params");
+					char av[8];
+					snprintf(av, sizeof av, "%u", alpha[a]);
+					CHECK_TRUE(strcmp(jstr(e, "mode"),
+							  modes[m]) == 0);
+					CHECK_TRUE(
+					    strcmp(jstr(p, "alpha"), av) == 0);
+					CHECK_TRUE(strcmp(jstr(p, "beta"),
+							  beta[b]) == 0);
+					check_jmh_entry(e, 1, 2);
+					const cb_json *rd = cb_json_get(
+					    cb_json_get(e, "primaryMetric"),
+					    "rawData");
+					double bv = beta[b][0] == 'x' ? 0 : 2;
+					for (size_t i = 0; rd && rd->n == 1 &&
+							   i < rd->kid[0].n;
+					     i++)
+						CHECK_TRUE(
+						    rd->kid[0].kid[i].num ==
+						    alpha[a] * 1000.0 +
+							bv * 100 + (double)i);
+				}
+	}
+	cb_json_free(j);
+	/* The text table has a column per parameter. */
+	CHECK_TRUE(strstr(r.out, "(alpha)") != NULL &&
+		   strstr(r.out, "(beta)") != NULL);
+	run_free(&r);
+}
+
+static void test_forks(void)
+{
+	check_context("forks");
+	run r;
+	const char *args[] = {"--test-workloads",
+			      "HarnessEcho",
+			      "-f",
+			      "3",
+			      "-wi",
+			      "1",
+			      "-i",
+			      "2",
+			      "-p",
+			      "alpha=1",
+			      "-p",
+			      "beta=y",
+			      "-rf",
+			      "json",
+			      "-rff",
+			      "forks.json",
+			      NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	cb_json *j = load_json("forks.json");
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 1)) {
+		const cb_json *e = &j->kid[0];
+		CHECK_EQ(cb_json_number(cb_json_get(e, "forks")), 3);
+		check_jmh_entry(e, 3, 2);
+		const cb_json *rd =
+		    cb_json_get(cb_json_get(e, "primaryMetric"), "rawData");
+		for (size_t f = 0; rd && f < rd->n; f++)
+			CHECK_TRUE(rd->kid[f].n == 2 &&
+				   rd->kid[f].kid[0].num == 1100 &&
+				   rd->kid[f].kid[1].num == 1101);
+	}
+	cb_json_free(j);
+	/* Three forks of (1 warmup + 2 measured) iterations: nine status
+	 * lines with an ETA, and the parent's fork headers. */
+	CHECK_EQ(count_lines(r.err, "# ["), 9);
+	CHECK_TRUE(strstr(r.err, "ETA") != NULL);
+	CHECK_EQ(count_lines(r.out, "# Fork: "), 3);
+	run_free(&r);
+}
+
+static void test_csv(void)
+{
+	check_context("csv");
+	run r;
+	const char *args[] = {"--test-workloads",
+			      "HarnessEcho",
+			      "-f",
+			      "0",
+			      "-wi",
+			      "0",
+			      "-i",
+			      "3",
+			      "-rf",
+			      "csv",
+			      NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	char path[300];
+	snprintf(path, sizeof path, "%s/conq-bench-result.csv", dir);
+	char *csv = slurp(path);
+	const char *head = "\"Benchmark\",\"Mode\",\"Threads\",\"Samples\","
+			   "\"Score\",\"Score Error (99.9%)\",\"Unit\","
+			   "\"Param: alpha\",\"Param: beta\"";
+	CHECK_TRUE(strncmp(csv, head, strlen(head)) == 0);
+	/* 6 points (alpha 1,2 x beta x,y,z), primary + 1 secondary each. */
+	CHECK_EQ(count_lines(csv, "\"HarnessEcho.echo\""), 6);
+	CHECK_EQ(count_lines(csv, "\"HarnessEcho.echo:iteration\""), 6);
+	free(csv);
+	run_free(&r);
+}
+
+static void test_hang(void)
+{
+	check_context("hang");
+	run r;
+	const char *args[] = {"--test-workloads",
+			      "HarnessHang",
+			      "-f",
+			      "1",
+			      "-to",
+			      "1s",
+			      "-wi",
+			      "1",
+			      "-w",
+			      "10ms",
+			      "-i",
+			      "1",
+			      "-r",
+			      "10ms",
+			      NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 3);
+	CHECK_TRUE(strstr(r.out, "[!] TIMEOUT: HarnessHang.hang") != NULL);
+	CHECK_TRUE(r.secs < 20);
+	run_free(&r);
+	/* In-process it refuses (it would hang the harness itself). */
+	const char *args0[] = {"--test-workloads", "HarnessHang", "-f", "0",
+			       NULL};
+	run_bench(&r, args0);
+	CHECK_EQ(r.status, 2);
+	run_free(&r);
+}
+
+static void test_smoke(void)
+{
+	check_context("smoke");
+	run r;
+	const char *args[] = {"--preset",
+			      "smoke",
+			      "-p",
+			      "qType=conq:*",
+			      "-rf",
+			      "json",
+			      "-rff",
+			      "smoke.json",
+			      "QueueThroughputBackoffNone",
+			      NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(strstr(r.out, "--check") != NULL);
+	cb_json *j = load_json("smoke.json");
+	/* conq's 4 queues at the shapes their contracts allow among 1,1 2,1
+	 * 1,2 2,2: 4 + 2 + 2 + 1. */
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 9)) {
+		for (size_t k = 0; k < j->n; k++) {
+			const cb_json *e = &j->kid[k];
+			check_context("smoke %s %s",
+				      jstr(cb_json_get(e, "params"), "qType"),
+				      jstr(cb_json_get(e, "params"), "tg"));
+			check_jmh_entry(e, 1, 2);
+			const cb_json *cb = cb_json_get(e, "conqBench");
+			const cb_json *ck = cb_json_get(cb, "checks");
+			double cap =
+			    cb_json_number(cb_json_get(cb, "capacityActual"));
+			CHECK_TRUE(cb_json_get(ck, "everyElement") != NULL &&
+				   cb_json_get(ck, "everyElement")->type ==
+				       CB_JTRUE);
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")),
+				 0);
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "reorders")),
+				 0);
+			CHECK_TRUE(cap >= 1024);
+			CHECK_TRUE(cb_json_number(
+				       cb_json_get(ck, "maxDrained")) <= cap);
+			CHECK_TRUE(cb_json_number(cb_json_get(
+				       ck, "maxWindowBacklog")) <= cap);
+		}
+	}
+	cb_json_free(j);
+	run_free(&r);
+}
+
+static int write_file(const char *name, const char *text)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A one-entry JMH result with rawData base * (1 + 0.01 * (i % 3 - 1)). */
+static void jmh_file(const char *name, double base, const char *unit)
+{
+	char buf[4096];
+	size_t n = (size_t)snprintf(
+	    buf, sizeof buf,
+	    "[{\"jmhVersion\":\"1.37\",\"benchmark\":\"B.x\",\"mode\":"
+	    "\"thrpt\",\"threads\":1,\"forks\":1,\"params\":{\"qType\":"
+	    "\"q\"},\"primaryMetric\":{\"score\":%g,\"scoreUnit\":\"%s\","
+	    "\"rawData\":[[",
+	    base, unit);
+	for (int i = 0; i < 12; i++)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%g",
+				      i ? "," : "",
+				      base * (1 + 0.01 * (i % 3 - 1)));
+	snprintf(buf + n, sizeof buf - n, "]]},\"secondaryMetrics\":{}}]\n");
+	CHECK_EQ(write_file(name, buf), 0);
+}
+
+static void test_compare(void)
+{
+	check_context("compare");
+	jmh_file("old.json", 100, "ops/us");
+	jmh_file("up.json", 120, "ops/us");
+	jmh_file("down.json", 80, "ops/us");
+	jmh_file("same.json", 100.2, "ops/us");
+	jmh_file("slower.json", 120, "ns/op");
+	jmh_file("base_ns.json", 100, "ns/op");
+	CHECK_EQ(write_file("bad.json", "[{\"benchmark\":1,]"), 0);
+	struct {
+		const char *a, *b;
+		int status;
+		const char *verdict;
+	} cases[] = {{"old.json", "up.json", 0, "BETTER"},
+		     {"old.json", "down.json", 1, "WORSE"},
+		     {"old.json", "same.json", 0, "same"},
+		     {"base_ns.json", "slower.json", 1, "WORSE"},
+		     {"slower.json", "base_ns.json", 0, "BETTER"},
+		     {"old.json", "bad.json", 2, NULL},
+		     {"old.json", "forks.json", 2, NULL}};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		check_context("compare %s %s", cases[k].a, cases[k].b);
+		run r;
+		const char *args[] = {"compare", cases[k].a, cases[k].b, NULL};
+		run_bench(&r, args);
+		CHECK_EQ(r.status, cases[k].status);
+		if (cases[k].verdict != NULL)
+			CHECK_TRUE(strstr(r.out, cases[k].verdict) != NULL);
+		run_free(&r);
+	}
+	run r;
+	const char *args[] = {"compare", "old.json", "up.json", NULL};
+	run_bench(&r, args);
+	CHECK_TRUE(strstr(r.out, "1.200x") != NULL);
+	CHECK_TRUE(strstr(r.out, "+20.00%") != NULL);
+	run_free(&r);
+}
+
+static int exists(const char *rel)
+{
+	char path[400];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static void test_plot(void)
+{
+	check_context("plot");
+	run r;
+	const char *args[] = {"--test-workloads",
+			      "HarnessEcho",
+			      "-f",
+			      "0",
+			      "-wi",
+			      "0",
+			      "-i",
+			      "3",
+			      "-p",
+			      "alpha=1",
+			      "-p",
+			      "beta=x",
+			      "--plot",
+			      "plots",
+			      NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	const char *base = "plots/HarnessEcho.echo_thrpt_tg1-1_alpha_1_beta_x";
+	char f[300];
+	snprintf(f, sizeof f, "%s.dat", base);
+	CHECK_TRUE(exists(f));
+	snprintf(f, sizeof f, "%s.gp", base);
+	CHECK_TRUE(exists(f));
+	int gp = access("/usr/bin/gnuplot", X_OK) == 0 ||
+		 access("/usr/local/bin/gnuplot", X_OK) == 0;
+	if (gp) {
+		snprintf(f, sizeof f, "%s.png", base);
+		CHECK_TRUE(exists(f));
+		snprintf(f, sizeof f, "%s.svg", base);
+		CHECK_TRUE(exists(f));
+		CHECK_TRUE(strstr(r.out, "rendered to PNG and SVG") != NULL);
+	} else {
+		CHECK_TRUE(strstr(r.out, "not rendered") != NULL);
+	}
+	run_free(&r);
+}
+
+static void test_usage(void)
+{
+	check_context("usage");
+	static const char *const bad[][6] = {
+	    {"-p", "nosuch=1", NULL},	 {"-bm", "ss", "QueueThroughput", NULL},
+	    {"-bm", "fast", NULL},	 {"-f", "x", NULL},
+	    {"-rf", "xml", NULL},	 {"-rf", "csv,json", "-rff", "x", NULL},
+	    {"-p", "qCapacity=0", NULL}, {"--preset", "nosuch", NULL}};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		run r;
+		run_bench(&r, bad[k]);
+		check_context("usage %s %s", bad[k][0], bad[k][1]);
+		CHECK_EQ(r.status, 2);
+		run_free(&r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_harness PATH/TO/conq-bench\n");
+		return 2;
+	}
+	/* Absolute: the runs chdir into the scratch directory. */
+	static char abs_bench[4096];
+	if (realpath(argv[1], abs_bench) == NULL) {
+		fprintf(stderr, "test_harness: %s: %s\n", argv[1],
+			strerror(errno));
+		return 2;
+	}
+	bench = abs_bench;
+	if (access(bench, X_OK) != 0) {
+		fprintf(stderr, "test_harness: %s: not executable\n", bench);
+		return 2;
+	}
+	snprintf(dir, sizeof dir, "%s/conq-bench-test-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_expansion();
+	test_forks();
+	test_csv();
+	test_hang();
+	test_smoke();
+	test_compare();
+	test_plot();
+	test_usage();
+	/* Leave the scratch directory for a failed run's post-mortem. */
+	if (check_failed() == 0) {
+		char cmd[400];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "test_harness: could not remove %s\n",
+				dir);
+	} else {
+		printf("scratch directory kept: %s\n", dir);
+	}
+	return check_report();
+}

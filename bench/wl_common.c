@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* wl_common.c - trials and rounds shared by the group workloads. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_common.h"
+
+int cb_wl_trial_alloc(cb_wl_trial *t, const cb_options *o, size_t nsec)
+{
+	size_t n = (size_t)o->i;
+	t->score = (double *)calloc(n, sizeof(double));
+	t->disturbed = (unsigned char *)calloc(n, 1);
+	int oom = t->score == NULL || t->disturbed == NULL;
+	t->nsec = nsec < CB_WL_MAX_SEC ? nsec : CB_WL_MAX_SEC;
+	for (size_t k = 0; k < t->nsec; k++) {
+		t->sec[k] = (double *)calloc(n, sizeof(double));
+		oom |= t->sec[k] == NULL;
+	}
+	if (oom)
+		fprintf(stderr, "conq-bench: out of memory\n");
+	return oom ? -1 : 0;
+}
+
+int cb_wl_trial_start(cb_wl_trial *t, const cb_options *o, const cb_env *env,
+		      unsigned n, const cb_role_fn *roles, void *ctx,
+		      char *aff, size_t aff_len)
+{
+	int cpus[CB_MAX_THREADS];
+	bool yield;
+	unsigned ncpus;
+	cb_plan_affinity(o, env, n, cpus, &yield, &ncpus, aff, aff_len);
+	int err = cb_group_start(&t->g, n, roles, cpus, ctx, yield);
+	if (err != 0) {
+		fprintf(stderr, "conq-bench: %s: cannot start %u threads: %s\n",
+			t->label, n, strerror(err));
+		return -1;
+	}
+	t->running = true;
+	t->yield = yield;
+	t->nthreads = n;
+	t->ncpus = ncpus;
+	t->pinned = true;
+	for (unsigned k = 0; k < n; k++)
+		if (cpus[k] >= 0 && !t->g.w[k].pinned)
+			t->pinned = false;
+	/* Read by the roles after their next wake-up (the group's mutex). */
+	t->g.ctl->nproducers = 1;
+	t->g.ctl->exact = true;
+	return 0;
+}
+
+void cb_wl_trial_stop(cb_wl_trial *t)
+{
+	if (t->running)
+		cb_group_stop(&t->g);
+	t->running = false;
+	free(t->score);
+	free(t->disturbed);
+	for (size_t k = 0; k < t->nsec; k++)
+		free(t->sec[k]);
+	cb_hist_free(t->hist);
+	t->score = NULL;
+	t->disturbed = NULL;
+	t->hist = NULL;
+	t->nsec = 0;
+}
+
+void cb_wl_violation(cb_wl_trial *t, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	if (++t->violations > 10) {
+		if (t->violations == 11)
+			fprintf(stderr,
+				"conq-bench: %s: further violations counted, "
+				"not shown\n",
+				t->label);
+		return;
+	}
+	fprintf(stderr, "conq-bench: INVARIANT VIOLATED: %s %s: ", t->label,
+		what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
+		  size_t n)
+{
+	const size_t rounds = (size_t)o->wi + (size_t)o->i;
+	for (size_t k = 0; k < rounds; k++) {
+		const int measured = k >= (size_t)o->wi;
+		const size_t m = measured ? k - (size_t)o->wi : 0;
+		const uint64_t ns = measured ? o->r_ns : o->w_ns;
+		for (size_t jj = 0; jj < n; jj++) {
+			cb_wl_trial *tr = &t[o->rotate ? (jj + k) % n : jj];
+			if (cb_group_iterate(&tr->g, ns, o->timeout_ns) != 0) {
+				fprintf(stderr,
+					"conq-bench: %s.%s %s: iteration %zu "
+					"timed out (a worker is stuck); giving "
+					"up\n",
+					wl->name, wl->group, tr->label, k + 1);
+				fflush(NULL);
+				_Exit(3);
+			}
+			double share = 0, min_share = 1;
+			int over = 0;
+			for (unsigned x = 0; x < tr->nthreads; x++) {
+				const cb_worker *w = &tr->g.w[x];
+				share += w->cpu_share;
+				if (w->cpu_share < min_share)
+					min_share = w->cpu_share;
+				over |= (double)(w->t_stop - w->t_start) >
+					1.1 * (double)ns;
+			}
+			/* Oversubscribed, the threads share the CPUs by
+			 * design: then their total counts. */
+			double cpu = tr->yield ? share / (double)tr->ncpus
+					       : min_share;
+			int dist = cpu < CB_WL_MIN_CPU_SHARE;
+			char metric[160];
+			metric[0] = '\0';
+			double s = tr->after(tr, measured, m, metric,
+					     sizeof metric);
+			if (measured) {
+				tr->score[m] = s;
+				tr->disturbed[m] = (unsigned char)dist;
+				tr->ndisturbed += (unsigned)dist;
+				tr->overruns += (unsigned)over;
+			}
+			char line[320];
+			snprintf(line, sizeof line,
+				 "%s %zu/%d %s.%s %s %s  cpu %3.0f%%%s",
+				 measured ? "measure" : "warmup",
+				 measured ? m + 1 : k + 1,
+				 measured ? o->i : o->wi, wl->name, wl->group,
+				 tr->label, metric, 100 * cpu,
+				 dist ? "  [disturbed]" : "");
+			cb_progress(o, line);
+		}
+	}
+}
+
+cb_result *cb_wl_result(cb_results *rs, cb_wl_trial *t, const cb_options *o,
+			const char *benchmark, const char *label,
+			const char *unit)
+{
+	cb_result *r = cb_results_add(rs);
+	if (r == NULL)
+		return NULL;
+	size_t n = (size_t)o->i;
+	r->benchmark = benchmark;
+	r->mode = cb_mode_name(o->mode);
+	r->adapter = t->a;
+	r->capacity = t->a != NULL && o->ncapacity ? o->capacity[0] : 0;
+	r->producers = 1;
+	r->consumers = t->nthreads > 1 ? t->nthreads - 1 : 1;
+	r->primary.label = label;
+	r->primary.unit = unit;
+	r->primary.v = t->score;
+	r->primary.n = n;
+	for (size_t k = 0; k < t->nsec; k++) {
+		r->secondary[k].label = t->sec_label[k];
+		r->secondary[k].unit = t->sec_unit[k];
+		r->secondary[k].v = t->sec[k];
+		r->secondary[k].n = n;
+		t->sec[k] = NULL;
+	}
+	r->nsecondary = t->nsec;
+	r->disturbed = t->disturbed;
+	r->ndisturbed = t->ndisturbed;
+	r->overruns = t->overruns;
+	r->violations = t->violations;
+	r->pinned = t->pinned;
+	r->oversubscribed = t->yield;
+	r->hist = t->hist;
+	r->hist_unit = t->hist != NULL ? "ns" : NULL;
+	rs->violations += t->violations;
+	rs->oversubscribed |= t->yield;
+	t->score = NULL;
+	t->disturbed = NULL;
+	t->hist = NULL;
+	t->nsec = 0;
+	return r;
+}
+
+int cb_wl_drop_batched(const cb_workload *wl, const cb_adapter **ads, int n)
+{
+	int k = 0;
+	for (int j = 0; j < n; j++) {
+		if (ads[j]->flush == NULL) {
+			ads[k++] = ads[j];
+			continue;
+		}
+		printf("# %s.%s: %s left out: it publishes in batches (an element "
+		       "alone may never become visible)\n",
+		       wl->name, wl->group, ads[j]->name);
+	}
+	return k;
+}
+
+size_t cb_wl_queue_steps(const cb_options *o, unsigned p, unsigned c)
+{
+	const cb_adapter *ads[CB_MAX_LIST * 4], *skp[CB_MAX_LIST * 4];
+	size_t nskp, n = 0;
+	int na = cb_select_adapters(o, p, c, ads, CB_MAX_LIST * 4, skp, &nskp);
+	for (int j = 0; j < na; j++)
+		n += ads[j]->flush == NULL;
+	return (n ? n : 1) * ((size_t)o->wi + (size_t)o->i);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+double cb_wl_clock_cost_ns(void)
+{
+	enum { N = 1001 };
+	uint64_t d[N];
+	for (int k = 0; k < N; k++) {
+		uint64_t a = cb_now_ns();
+		uint64_t b = cb_now_ns();
+		d[k] = b - a;
+	}
+	qsort(d, N, sizeof d[0], cmp_u64);
+	return (double)d[N / 2];
+}
+
+void cb_wl_header(const cb_workload *wl, const cb_options *o,
+		  const char *threads, const char *aff, bool yield,
+		  unsigned nthreads, unsigned ncpus)
+{
+	char w[32], r[32];
+	printf("\n# Benchmark: %s.%s  mode %s (%s)\n", wl->name, wl->group,
+	       cb_mode_name(o->mode), wl->unit);
+	printf("# Threads: %s; affinity: %s\n", threads, aff);
+	if (yield)
+		printf("# WARNING: %u threads on %u CPU%s: OVERSUBSCRIBED. Every "
+		       "spin calls sched_yield() after %u consecutive failures; "
+		       "the scores measure the scheduler as much as the "
+		       "code.\n",
+		       nthreads, ncpus, ncpus == 1 ? "" : "s", CB_YIELD_EVERY);
+	printf("# Warmup: %d iteration%s, %s each; Measurement: %d "
+	       "iteration%s, %s each; trials interleaved iteration by "
+	       "iteration\n",
+	       o->wi, o->wi == 1 ? "" : "s", cb_fmt_time(o->w_ns, w, sizeof w),
+	       o->i, o->i == 1 ? "" : "s", cb_fmt_time(o->r_ns, r, sizeof r));
+}
+
+int cb_wl_parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (end == s || errno != 0 || s[0] == '-')
+		return -1;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift != 0)
+		end++;
+	if (*end != '\0' || x == 0 || x > (~0ull >> shift))
+		return -1;
+	*v = (uint64_t)x << shift;
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * wl_common.h - what the group workloads besides the throughput share
+ * (burst, rtt, pingpong, catchup, align, limits): trials of pinned worker
+ * threads (harness.h) run interleaved round by round, one iteration of each
+ * trial per round (the order rotated each round, as wl_throughput.c does),
+ * with the per-iteration bookkeeping every one of them needs: the timeout,
+ * the disturbance test (a worker on its CPU for less than 95 % of the
+ * iteration), overruns, violations, the progress line, and the series that
+ * become a cb_result.
+ */
+#ifndef CB_WL_COMMON_H
+#define CB_WL_COMMON_H
+
+#include "loops.h"
+#include "workload.h"
+
+/* An iteration is disturbed when a worker ran less than this share of it
+ * (oversubscribed: when all together ran less than this share of the CPUs
+ * they had). */
+#define CB_WL_MIN_CPU_SHARE 0.95
+#define CB_WL_MAX_SEC 6
+
+typedef struct cb_wl_trial cb_wl_trial;
+
+/* After each iteration of trial t (k: round; measured: m is its index among
+ * the measured ones): check, compute t's score (returned) and fill t->sec[]
+ * [m] when measured; write the metric part of the progress line to line. */
+typedef double (*cb_wl_after_fn)(cb_wl_trial *t, int measured, size_t m,
+				 char *line, size_t n);
+
+struct cb_wl_trial {
+	const char *label;       /* for the progress line: "conq:spsc_array" */
+	const cb_adapter *a;     /* NULL: not a queue */
+	cb_group g;
+	bool running, yield, pinned;
+	unsigned nthreads, ncpus;
+	double *score;           /* per measured iteration */
+	double *sec[CB_WL_MAX_SEC];
+	const char *sec_label[CB_WL_MAX_SEC], *sec_unit[CB_WL_MAX_SEC];
+	size_t nsec;
+	unsigned char *disturbed;
+	unsigned ndisturbed, overruns, violations;
+	cb_wl_after_fn after;
+	cb_hist *hist;           /* merged samples of the measured iterations */
+	void *user;              /* the workload's own state */
+};
+
+/* Allocate t's series (score, nsec secondaries, disturbed) for o->i
+ * measured iterations; 0 or -1 (ENOMEM, printed). */
+int cb_wl_trial_alloc(cb_wl_trial *t, const cb_options *o, size_t nsec);
+
+/* Pin and start t's n workers (roles[k] on the CPUs of o's --affinity),
+ * all given `ctx` as w->q; describe the placement in aff. 0 or -1
+ * (printed). */
+int cb_wl_trial_start(cb_wl_trial *t, const cb_options *o, const cb_env *env,
+		      unsigned n, const cb_role_fn *roles, void *ctx,
+		      char *aff, size_t aff_len);
+
+/* Stop the workers and free the series not handed to a result. */
+void cb_wl_trial_stop(cb_wl_trial *t);
+
+/* Run o->wi warmup and o->i measured rounds over trials t[0..n); each
+ * trial's `after` is called after each of its iterations. A stuck worker
+ * ends the process (exit status 3, as the throughput workload does: a
+ * spinning thread cannot be cancelled). */
+void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
+		  size_t n);
+
+/* A violation of trial t: printed (the first 10), counted. */
+void cb_wl_violation(cb_wl_trial *t, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Hand t's series to a new result in rs: benchmark, primary label/unit,
+ * the secondaries; t keeps nothing. NULL on ENOMEM. */
+cb_result *cb_wl_result(cb_results *rs, cb_wl_trial *t, const cb_options *o,
+			const char *benchmark, const char *label,
+			const char *unit);
+
+/* Latency workloads need an element to be visible to poll once offered:
+ * drop the adapters that publish in batches (those with a flush, e.g.
+ * ceiling:stream), saying so on stdout. Returns how many are left. */
+int cb_wl_drop_batched(const cb_workload *wl, const cb_adapter **ads, int n);
+
+/* For a workload's `steps`: (wi + i) x the queues that would run with p
+ * producers and c consumers (batched ones left out); at least wi + i. */
+size_t cb_wl_queue_steps(const cb_options *o, unsigned p, unsigned c);
+
+/* The median cost of one cb_now_ns() call (back to back), in ns. */
+double cb_wl_clock_cost_ns(void);
+
+/* The JMH-like header of a trial set: "# Benchmark:", threads, affinity,
+ * warmup/measurement. */
+void cb_wl_header(const cb_workload *wl, const cb_options *o,
+		  const char *threads, const char *aff, bool yield,
+		  unsigned nthreads, unsigned ncpus);
+
+/* Parse "16K", "512K", "8M", "1G" or a plain number of bytes; 0 or -1. */
+int cb_wl_parse_size(const char *s, uint64_t *v);
+
+/* Sum of 1..n mod 2^64. */
+static inline uint64_t cb_wl_tri(uint64_t n)
+{
+	return n % 2 == 0 ? (n / 2) * (n + 1) : n * ((n + 1) / 2);
+}
+
+#endif /* CB_WL_COMMON_H */
