@@ -50,6 +50,78 @@ static inline bool cb_ctl_warming_down(const cb_ctl *c)
 {
 	return conq__load_acquire(&c->stopped) < c->nthreads;
 }
+/* A role's start: note its CPU usage so far (u0), announce readiness. */
+static inline void cb_worker_begin(cb_ctl *c, cb_rusage *u0)
+{
+	cb_usage_read(u0);
+	cb_ctl_enter(c);
+}
+/* A role's end: store its counts and measured window [t0, t1] in w, and its
+ * CPU usage since u0 (cb_usage_store). */
+static inline void cb_worker_done(cb_worker *w, uint64_t made, uint64_t failed,
+				  uint64_t extra, uint64_t errors, uint64_t t0,
+				  uint64_t t1, const cb_rusage *u0)
+{
+	w->made = made;
+	w->failed = failed;
+	w->extra = extra;
+	w->seq_errors = errors;
+	w->t_start = t0;
+	w->t_stop = t1;
+	cb_usage_store(w, u0);
+}
+/* A sample per op, one clock read each: record the time since *tp into h,
+ * and make now the start of the next (the samples add up to the elapsed
+ * time, the clock's cost inside each). */
+static inline void cb_hist_lap(cb_hist *h, uint64_t *tp)
+{
+	const uint64_t tn = cb_now_ns();
+	cb_hist_record(h, tn - *tp);
+	*tp = tn;
+}
+/*
+ * The measured part of a role whose op is one STEP(...) (a ping, a burst):
+ * uncounted (extra) until all the threads are ready, then counted (made)
+ * over [t0, t1] until the stop flag; with SAMPLE (an expression, constant
+ * in the loops) each op is timed into hist, one clock read per op
+ * (cb_hist_lap).
+ */
+#define CB_OP_LOOPS(ctl, hist, SAMPLE, made, extra, t0, t1, STEP, ...)         \
+	while (cb_ctl_catching_up(ctl)) {                                      \
+		STEP(__VA_ARGS__);                                             \
+		(extra)++;                                                     \
+	}                                                                      \
+	const uint64_t t0 = cb_now_ns();                                       \
+	uint64_t tp_ = t0;                                                     \
+	do {                                                                   \
+		STEP(__VA_ARGS__);                                             \
+		(made)++;                                                      \
+		if (SAMPLE)                                                    \
+			cb_hist_lap(hist, &tp_);                               \
+	} while (cb_ctl_running(ctl));                                         \
+	const uint64_t t1 = cb_now_ns();                                       \
+	cb_ctl_leave(ctl);                                                     \
+	(void)tp_
+
+/*
+ * The measured part of a role that answers another (a consumer, a link, an
+ * echo): STEP(..., n) adds what it did to n; uncounted (extra) until all
+ * the threads are ready, counted (made) over [t0, t1] until the stop flag,
+ * then uncounted again while the others warm down (one may be waiting for
+ * this thread's answer).
+ */
+#define CB_ANSWER_LOOPS(ctl, made, extra, t0, t1, STEP, ...)                   \
+	while (cb_ctl_catching_up(ctl))                                        \
+		STEP(__VA_ARGS__, extra);                                      \
+	const uint64_t t0 = cb_now_ns();                                       \
+	do {                                                                   \
+		STEP(__VA_ARGS__, made);                                       \
+	} while (cb_ctl_running(ctl));                                         \
+	const uint64_t t1 = cb_now_ns();                                       \
+	cb_ctl_leave(ctl);                                                     \
+	while (cb_ctl_warming_down(ctl))                                       \
+		STEP(__VA_ARGS__, extra)
+
 /*
  * Failed-op backoff: none (BackoffNone), unless the threads outnumber the
  * CPUs (or share one under --affinity), where a thread spinning on a full or
@@ -119,8 +191,7 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 		uint64_t made = 0, failed = 0, extra = 0;                      \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
+		cb_worker_begin(ctl, &u0_);                                    \
 		while (cb_ctl_catching_up(ctl)) {                              \
 			if (OFFER(q, (void *)e)) {                             \
 				e += CB_SEQ_ONE;                               \
@@ -162,13 +233,7 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 		}                                                              \
 		(void)hist;                                                    \
 		w->seq = (uint64_t)(e >> CB_PID_BITS);                         \
-		w->made = made;                                                \
-		w->failed = failed;                                            \
-		w->extra = extra;                                              \
-		w->seq_errors = 0;                                             \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_done(w, made, failed, extra, 0, t0, t1, &u0_);       \
 	}
 
 /* Role "poll": spin on poll. CHECK (a constant) accounts for every element
@@ -186,8 +251,7 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 		uint64_t made = 0, failed = 0, extra = 0, errors = 0;          \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
+		cb_worker_begin(ctl, &u0_);                                    \
 		while (cb_ctl_catching_up(ctl)) {                              \
 			void *e_ = POLL(q);                                    \
 			if (e_ != NULL) {                                      \
@@ -240,13 +304,7 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 		(void)np;                                                      \
 		(void)chk;                                                     \
 		(void)hist;                                                    \
-		w->made = made;                                                \
-		w->failed = failed;                                            \
-		w->extra = extra;                                              \
-		w->seq_errors = errors;                                        \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_done(w, made, failed, extra, errors, t0, t1, &u0_);  \
 	}
 
 /*
@@ -312,36 +370,13 @@ static inline uint64_t cb_burst_taken(const cb_burst *b)
 		uint64_t made = 0, extra = 0;                                  \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
-		while (cb_ctl_catching_up(ctl)) {                              \
-			CB__BURST_ONE(QT, OFFER, q, b, e, yield, run);         \
-			extra++;                                               \
-		}                                                              \
-		const uint64_t t0 = cb_now_ns();                               \
-		uint64_t tp_ = t0;                                             \
-		do {                                                           \
-			CB__BURST_ONE(QT, OFFER, q, b, e, yield, run);         \
-			made++;                                                \
-			if (SAMPLE) {                                          \
-				const uint64_t tn_ = cb_now_ns();              \
-				cb_hist_record(hist, tn_ - tp_);               \
-				tp_ = tn_;                                     \
-			}                                                      \
-		} while (cb_ctl_running(ctl));                                 \
-		const uint64_t t1 = cb_now_ns();                               \
-		cb_ctl_leave(ctl);                                             \
+		cb_worker_begin(ctl, &u0_);                                    \
+		CB_OP_LOOPS(ctl, hist, SAMPLE, made, extra, t0, t1,            \
+			    CB__BURST_ONE, QT, OFFER, q, b, e, yield, run);    \
 		/* The consumers only poll: nothing to keep going. */          \
 		(void)hist;                                                    \
-		(void)tp_;                                                     \
 		w->seq = (uint64_t)(e >> CB_PID_BITS);                         \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = 0;                                             \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);            \
 	}
 
 /* A burst consumer: w->pid is its consumer number k (its counter). With
@@ -378,29 +413,11 @@ static inline uint64_t cb_burst_taken(const cb_burst *b)
 		uint64_t made = 0, extra = 0, errors = 0;                      \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
-		while (cb_ctl_catching_up(ctl))                                \
-			CB__BURST_DRAIN_STEP(POLL, q, cnt, slot, chk, exact,   \
-					     errors, yield, run, extra);       \
-		const uint64_t t0 = cb_now_ns();                               \
-		do {                                                           \
-			CB__BURST_DRAIN_STEP(POLL, q, cnt, slot, chk, exact,   \
-					     errors, yield, run, made);        \
-		} while (cb_ctl_running(ctl));                                 \
-		const uint64_t t1 = cb_now_ns();                               \
-		cb_ctl_leave(ctl);                                             \
-		/* The producer may be waiting for our last element. */       \
-		while (cb_ctl_warming_down(ctl))                               \
-			CB__BURST_DRAIN_STEP(POLL, q, cnt, slot, chk, exact,   \
-					     errors, yield, run, extra);       \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = errors;                                        \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_begin(ctl, &u0_);                                    \
+		CB_ANSWER_LOOPS(ctl, made, extra, t0, t1,                      \
+				CB__BURST_DRAIN_STEP, POLL, q, cnt, slot, chk, \
+				exact, errors, yield, run);                    \
+		cb_worker_done(w, made, 0, extra, errors, t0, t1, &u0_);       \
 	}
 
 /*
@@ -457,38 +474,14 @@ typedef struct cb_chain {
 		uint64_t made = 0, extra = 0, errors = 0;                      \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
-		while (cb_ctl_catching_up(ctl)) {                              \
-			CB__RTT_ONE(OFFER, POLL, qin, qout, burst, e, expect,  \
-				    errors, ctl, yield, run);                  \
-			extra++;                                               \
-		}                                                              \
-		const uint64_t t0 = cb_now_ns();                               \
-		uint64_t tp_ = t0;                                             \
-		do {                                                           \
-			CB__RTT_ONE(OFFER, POLL, qin, qout, burst, e, expect,  \
-				    errors, ctl, yield, run);                  \
-			made++;                                                \
-			if (SAMPLE) {                                          \
-				const uint64_t tn_ = cb_now_ns();              \
-				cb_hist_record(hist, tn_ - tp_);               \
-				tp_ = tn_;                                     \
-			}                                                      \
-		} while (cb_ctl_running(ctl));                                 \
-		const uint64_t t1 = cb_now_ns();                               \
-		cb_ctl_leave(ctl);                                             \
-		/* Every element came back: the links only forward. */        \
+		cb_worker_begin(ctl, &u0_);                                    \
+		CB_OP_LOOPS(ctl, hist, SAMPLE, made, extra, t0, t1,            \
+			    CB__RTT_ONE, OFFER, POLL, qin, qout, burst, e,     \
+			    expect, errors, ctl, yield, run);                  \
+		/* Every element came back: the links only forward. */         \
 		(void)hist;                                                    \
-		(void)tp_;                                                     \
 		w->seq = (uint64_t)(e >> CB_PID_BITS);                         \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = errors;                                        \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_done(w, made, 0, extra, errors, t0, t1, &u0_);       \
 	}
 
 #define CB__RTT_LINK_STEP(OFFER, POLL, qin, qout, yield, run, took)            \
@@ -515,29 +508,10 @@ typedef struct cb_chain {
 		uint64_t made = 0, extra = 0;                                  \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
-		while (cb_ctl_catching_up(ctl))                                \
-			CB__RTT_LINK_STEP(OFFER, POLL, qin, qout, yield, run,  \
-					  extra);                              \
-		const uint64_t t0 = cb_now_ns();                               \
-		do {                                                           \
-			CB__RTT_LINK_STEP(OFFER, POLL, qin, qout, yield, run,  \
-					  made);                               \
-		} while (cb_ctl_running(ctl));                                 \
-		const uint64_t t1 = cb_now_ns();                               \
-		cb_ctl_leave(ctl);                                             \
-		/* The ping may be waiting for an element we hold back. */    \
-		while (cb_ctl_warming_down(ctl))                               \
-			CB__RTT_LINK_STEP(OFFER, POLL, qin, qout, yield, run,  \
-					  extra);                              \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = 0;                                             \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_begin(ctl, &u0_);                                    \
+		CB_ANSWER_LOOPS(ctl, made, extra, t0, t1, CB__RTT_LINK_STEP,   \
+				OFFER, POLL, qin, qout, yield, run);           \
+		cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);            \
 	}
 
 /*

@@ -485,11 +485,7 @@ static int same_result(const cb_result *a, const cb_result *b)
 	    a->producers != b->producers || a->consumers != b->consumers ||
 	    a->capacity != b->capacity || a->nparams != b->nparams)
 		return 0;
-	for (size_t k = 0; k < a->nparams; k++)
-		if (strcmp(a->params[k].name, b->params[k].name) != 0 ||
-		    strcmp(a->params[k].value, b->params[k].value) != 0)
-			return 0;
-	return 1;
+	return cb_result_same_params(a, b);
 }
 
 static int append_series(cb_series *d, const cb_series *s)

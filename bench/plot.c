@@ -21,11 +21,7 @@ static int same_chart(const cb_result *a, const cb_result *b)
 	    a->consumers != b->consumers || a->nparams != b->nparams ||
 	    strcmp(a->primary.unit, b->primary.unit) != 0)
 		return 0;
-	for (size_t k = 0; k < a->nparams; k++)
-		if (strcmp(a->params[k].name, b->params[k].name) != 0 ||
-		    strcmp(a->params[k].value, b->params[k].value) != 0)
-			return 0;
-	return 1;
+	return cb_result_same_params(a, b);
 }
 
 /* A file name from the group's identity. */
@@ -225,6 +221,19 @@ static int latency_chart(const cb_options *o, const cb_result *r, char *name,
 	return fclose(f) != 0 ? -1 : 0;
 }
 
+/* A chart written (name.dat, name.gp): count it, and render it when gnuplot
+ * is on the PATH (gp). */
+static void count_chart(const cb_options *o, const char *name, int gp,
+			size_t *charts, size_t *rendered)
+{
+	(*charts)++;
+	if (gp) {
+		char s[700];
+		snprintf(s, sizeof s, "%s.gp", name);
+		*rendered += run_gnuplot(o->plot_dir, s) == 0;
+	}
+}
+
 int cb_plot(const cb_options *o, const cb_results *rs)
 {
 	if (mkdir(o->plot_dir, 0777) != 0 && errno != EEXIST) {
@@ -242,28 +251,14 @@ int cb_plot(const cb_options *o, const cb_results *rs)
 		char name[600];
 		if (first) {
 			rc = bar_chart(o, rs, g, name, sizeof name);
-			if (rc == 0) {
-				charts++;
-				if (gp) {
-					char s[700];
-					snprintf(s, sizeof s, "%s.gp", name);
-					rendered +=
-					    run_gnuplot(o->plot_dir, s) == 0;
-				}
-			}
+			if (rc == 0)
+				count_chart(o, name, gp, &charts, &rendered);
 		}
 		if (rc == 0 && rs->r[g].hist != NULL &&
 		    cb_hist_count(rs->r[g].hist) > 0) {
 			rc = latency_chart(o, &rs->r[g], name, sizeof name);
-			if (rc == 0) {
-				charts++;
-				if (gp) {
-					char s[700];
-					snprintf(s, sizeof s, "%s.gp", name);
-					rendered +=
-					    run_gnuplot(o->plot_dir, s) == 0;
-				}
-			}
+			if (rc == 0)
+				count_chart(o, name, gp, &charts, &rendered);
 		}
 	}
 	if (rc != 0)

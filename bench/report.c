@@ -184,11 +184,7 @@ static int same_group(const cb_result *a, const cb_result *b)
 	    a->nparams != b->nparams || a->adapter == NULL ||
 	    b->adapter == NULL)
 		return 0;
-	for (size_t k = 0; k < a->nparams; k++)
-		if (strcmp(a->params[k].name, b->params[k].name) != 0 ||
-		    strcmp(a->params[k].value, b->params[k].value) != 0)
-			return 0;
-	return 1;
+	return cb_result_same_params(a, b);
 }
 
 /* Higher is better for a rate (ops/us), lower for a time (ns/op...). */

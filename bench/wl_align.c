@@ -63,8 +63,7 @@ static void al_role(cb_worker *w)
 	uint64_t made = 0, extra = 0, bad = 0;
 	const uint64_t per = 2u * (c->lines - 1);
 	cb_rusage u0_;
-	cb_usage_read(&u0_);
-	cb_ctl_enter(ctl);
+	cb_worker_begin(ctl, &u0_);
 	while (cb_ctl_catching_up(ctl)) {
 		bad += al_pass(c);
 		extra += per;
@@ -77,13 +76,7 @@ static void al_role(cb_worker *w)
 	const uint64_t t1 = cb_now_ns();
 	cb_ctl_leave(ctl);
 	c->errors = bad;
-	w->made = made;
-	w->failed = 0;
-	w->extra = extra;
-	w->seq_errors = bad;
-	w->t_start = t0;
-	w->t_stop = t1;
-	cb_usage_store(w, &u0_);
+	cb_worker_done(w, made, 0, extra, bad, t0, t1, &u0_);
 }
 
 static double al_after(cb_wl_trial *t, int measured, size_t m, char *line,
@@ -95,7 +88,7 @@ static double al_after(cb_wl_trial *t, int measured, size_t m, char *line,
 		cb_wl_violation(t, "read-back",
 				"%" PRIu64 " words read back wrong", c->errors);
 	double el = (double)(w->t_stop - w->t_start);
-	double ns = w->made ? el / (double)w->made : el;
+	double ns = cb_wl_ns_per_op(w);
 	if (measured)
 		t->sec[0][m] = (double)w->made / (el > 0 ? el : 1) * 8.0;
 	snprintf(line, n, "%7.3f ns/access", ns);

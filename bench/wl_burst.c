@@ -52,11 +52,7 @@ static double burst_after(cb_wl_trial *t, int measured, size_t m, char *line,
 				"consumers took %" PRIu64 " of %" PRIu64
 				" elements sent",
 				taken, sent);
-	if (t->a->flush != NULL)
-		t->a->flush(b->q);
-	uint64_t left = 0;
-	while (left <= b->usable && t->a->poll(b->q) != NULL)
-		left++;
+	uint64_t left = cb_wl_leftover(t->a, b->q, b->usable);
 	if (left != 0)
 		cb_wl_violation(t, "empty",
 				"%" PRIu64 " elements left after the last "
@@ -84,8 +80,7 @@ static double burst_after(cb_wl_trial *t, int measured, size_t m, char *line,
 	if (errors != 0 && t->a->weak_order == NULL)
 		cb_wl_violation(t, "FIFO",
 				"%" PRIu64 " elements out of sequence", errors);
-	double el = (double)(p->t_stop - p->t_start);
-	double ns = p->made ? el / (double)p->made : el;
+	double ns = cb_wl_ns_per_op(p);
 	if (measured)
 		t->sec[0][m] = ns / (double)b->burst;
 	if (b->iter != NULL) {
@@ -119,8 +114,7 @@ static int burst_run(const cb_workload *wl, const cb_options *o,
 	if (cb_param_u64(o, "burstSize", &burst) != 0 ||
 	    cb_param_u64(o, "consumerCount", &nc64) != 0)
 		return 2;
-	if (cb_param_u64(o, "qCapacity", &cap) != 0)
-		cap = o->ncapacity ? o->capacity[0] : 131072;
+	cap = cb_wl_capacity(o);
 	if (burst == 0 || burst > ((uint64_t)1 << 30) || nc64 == 0 ||
 	    nc64 > CB_MAX_CONSUMERS || cap == 0) {
 		fprintf(stderr,
@@ -130,19 +124,10 @@ static int burst_run(const cb_workload *wl, const cb_options *o,
 		return 2;
 	}
 	const unsigned nc = (unsigned)nc64;
-	const cb_adapter *ads[BURST_MAX_QUEUES], *skipped[BURST_MAX_QUEUES];
-	size_t nskipped;
-	int na = cb_select_adapters(o, 1, nc, ads, BURST_MAX_QUEUES, skipped,
-				    &nskipped);
+	const cb_adapter *ads[BURST_MAX_QUEUES];
+	int na = cb_wl_select_queues(wl, o, nc, ads, BURST_MAX_QUEUES);
 	if (na < 0)
 		return 2;
-	na = cb_wl_drop_batched(wl, ads, na);
-	if (na == 0) {
-		fprintf(stderr, "conq-bench: %s: no selected queue allows 1 "
-				"producer and %u consumer%s\n",
-			wl->name, nc, nc == 1 ? "" : "s");
-		return 2;
-	}
 	cb_wl_trial *t = (cb_wl_trial *)calloc((size_t)na, sizeof *t);
 	burst_trial *bt = (burst_trial *)calloc((size_t)na, sizeof *bt);
 	int rc = 0;
@@ -176,9 +161,7 @@ static int burst_run(const cb_workload *wl, const cb_options *o,
 		b->ctx->burst = (uint32_t)burst;
 		b->ctx->nconsumers = nc;
 		if (o->mode == CB_MODE_SAMPLE) {
-			b->iter = cb_hist_new();
-			t[j].hist = cb_hist_new();
-			if (b->iter == NULL || t[j].hist == NULL) {
+			if (cb_wl_sample_hists(&t[j], &b->iter) != 0) {
 				rc = 1;
 				goto out;
 			}

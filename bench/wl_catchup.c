@@ -89,8 +89,7 @@ typedef struct cu_ctx {
 		uint64_t lim = i, st_un = 0, st = 0; /* lim: reread first */   \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
+		cb_worker_begin(ctl, &u0_);                                    \
 		while (cb_ctl_catching_up(ctl)) {                              \
 			CU_WRITE(STORE, c, i, lim, st_un, yield, run);         \
 			extra++;                                               \
@@ -104,23 +103,12 @@ typedef struct cu_ctx {
 		cb_ctl_leave(ctl);                                             \
 		c->stalls = st;                                                \
 		w->seq = i;                                                    \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = 0;                                             \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);            \
 	}
 
 /* The stores under test; each pairs with the reader's acquire load of the
  * index (cu_catch_up). */
-#define CU_STORE_RELAXED(p, v) conq__store_relaxed(p, v)
-#define CU_STORE_RELEASE(p, v) conq__store_release(p, v)
-#define CU_STORE_SEQ_CST(p, v) conq__store_seq_cst(p, v)
-CU_WRITER(relaxed, CU_STORE_RELAXED)
-CU_WRITER(release, CU_STORE_RELEASE)
-CU_WRITER(seq_cst, CU_STORE_SEQ_CST)
+CB_WL_FOR_ORDERS(CU_WRITER)
 
 typedef struct cu_counts {
 	uint64_t catchups, empty, stale, read;
@@ -165,8 +153,7 @@ static void cu_read(cb_worker *w)
 	memset(&me, 0, sizeof me);
 	uint32_t run = 0;
 	cb_rusage u0_;
-	cb_usage_read(&u0_);
-	cb_ctl_enter(ctl);
+	cb_worker_begin(ctl, &u0_);
 	while (cb_ctl_catching_up(ctl))
 		cu_catch_up(c, &pos, &un, yield, &run);
 	const uint64_t t0 = cb_now_ns();
@@ -183,13 +170,8 @@ static void cu_read(cb_worker *w)
 	c->empty = me.empty;
 	c->stale = me.stale + un.stale;
 	c->read = me.read;
-	w->made = me.read;
-	w->failed = me.empty;
-	w->extra = un.read;
-	w->seq_errors = me.stale + un.stale;
-	w->t_start = t0;
-	w->t_stop = t1;
-	cb_usage_store(w, &u0_);
+	cb_worker_done(w, me.read, me.empty, un.read, me.stale + un.stale,
+		       t0, t1, &u0_);
 }
 
 static const struct {
@@ -221,8 +203,7 @@ static double cu_after(cb_wl_trial *t, int measured, size_t m, char *line,
 				"%" PRIu64 " values older than the index "
 				"(acquire/release must order them)",
 				c->stale);
-	double el = (double)(wr->t_stop - wr->t_start);
-	double ns = wr->made ? el / (double)wr->made : el;
+	double ns = cb_wl_ns_per_op(wr);
 	double elems = wr->made ? (double)wr->made : 1;
 	double lag = c->catchups ? (double)c->read / (double)c->catchups : 0;
 	if (measured) {
@@ -251,20 +232,12 @@ static const cb_param_def cu_params[] = {
 static int cu_run(const cb_workload *wl, const cb_options *o,
 		  const cb_env *env, cb_results *rs)
 {
-	const char *order = cb_param(o, "order");
-	const char *layout = cb_param(o, "layout");
-	size_t oi = sizeof cu_orders / sizeof cu_orders[0];
-	for (size_t k = 0; order != NULL && k < oi; k++)
-		if (strcmp(order, cu_orders[k].name) == 0)
-			oi = k;
-	bool padded = layout != NULL && strcmp(layout, "padded") == 0;
-	if (oi == sizeof cu_orders / sizeof cu_orders[0] || layout == NULL ||
-	    (!padded && strcmp(layout, "unpadded") != 0)) {
-		fprintf(stderr, "conq-bench: %s: order is relaxed | release | "
-				"seq_cst, layout padded | unpadded\n",
-			wl->name);
+	size_t oi;
+	bool padded;
+	if (cb_wl_order_layout(wl, o, &oi, &padded) != 0)
 		return 2;
-	}
+	const char *order = cu_orders[oi].name;
+	const char *layout = cb_param(o, "layout");
 	cb_wl_trial t;
 	memset(&t, 0, sizeof t);
 	cu_trial u = {NULL, oi == 0};

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* wl_common.c - trials and rounds shared by the group workloads. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,23 +69,28 @@ void cb_wl_trial_stop(cb_wl_trial *t)
 	t->nsec = 0;
 }
 
-void cb_wl_violation(cb_wl_trial *t, const char *what, const char *fmt, ...)
+void cb_wl_vviolation(unsigned *count, const char *who, const char *what,
+		      const char *fmt, va_list ap)
 {
-	va_list ap;
-	if (++t->violations > 10) {
-		if (t->violations == 11)
+	if (++*count > 10) {
+		if (*count == 11)
 			fprintf(stderr,
 				"conq-bench: %s: further violations counted, "
 				"not shown\n",
-				t->label);
+				who);
 		return;
 	}
-	fprintf(stderr, "conq-bench: INVARIANT VIOLATED: %s %s: ", t->label,
-		what);
-	va_start(ap, fmt);
+	fprintf(stderr, "conq-bench: INVARIANT VIOLATED: %s %s: ", who, what);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cb_wl_violation(cb_wl_trial *t, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cb_wl_vviolation(&t->violations, t->label, what, fmt, ap);
+	va_end(ap);
 }
 
 void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
@@ -272,4 +278,94 @@ int cb_wl_parse_size(const char *s, uint64_t *v)
 		return -1;
 	*v = (uint64_t)x << shift;
 	return 0;
+}
+
+double cb_wl_round_trip_after(cb_wl_trial *t, int measured, size_t m,
+			      char *line, size_t n)
+{
+	cb_hist *h = t->g.w[0].hist;
+	uint64_t p50 = 0;
+	if (h != NULL) {
+		p50 = cb_hist_percentile(h, 50);
+		if (measured)
+			cb_hist_merge(t->hist, h);
+		cb_hist_reset(h);
+	}
+	double ns = cb_wl_ns_per_op(&t->g.w[0]);
+	if (measured)
+		t->sec[0][m] = ns / 2;
+	if (h != NULL)
+		snprintf(line, n, "%8.1f ns/round trip  p50 %" PRIu64, ns, p50);
+	else
+		snprintf(line, n, "%8.1f ns/round trip", ns);
+	return ns;
+}
+
+int cb_wl_sample_hists(cb_wl_trial *t, cb_hist **iter)
+{
+	*iter = cb_hist_new();
+	t->hist = cb_hist_new();
+	return *iter == NULL || t->hist == NULL ? -1 : 0;
+}
+
+int cb_wl_order_layout(const cb_workload *wl, const cb_options *o,
+		       size_t *order, bool *padded)
+{
+	static const char *const names[] = {"relaxed", "release", "seq_cst"};
+	const size_t norders = sizeof names / sizeof names[0];
+	const char *ord = cb_param(o, "order");
+	const char *layout = cb_param(o, "layout");
+	size_t oi = norders;
+	for (size_t k = 0; ord != NULL && k < norders; k++)
+		if (strcmp(ord, names[k]) == 0)
+			oi = k;
+	*order = oi;
+	*padded = layout != NULL && strcmp(layout, "padded") == 0;
+	if (oi == norders || layout == NULL ||
+	    (!*padded && strcmp(layout, "unpadded") != 0)) {
+		fprintf(stderr, "conq-bench: %s: order is relaxed | release | "
+				"seq_cst, layout padded | unpadded\n",
+			wl->name);
+		return 2;
+	}
+	return 0;
+}
+
+uint64_t cb_wl_capacity(const cb_options *o)
+{
+	uint64_t cap;
+	if (cb_param_u64(o, "qCapacity", &cap) != 0)
+		cap = o->ncapacity ? o->capacity[0] : 131072;
+	return cap;
+}
+
+int cb_wl_select_queues(const cb_workload *wl, const cb_options *o,
+			unsigned nc, const cb_adapter **ads, int max)
+{
+	const cb_adapter *skipped[CB_MAX_LIST * 4];
+	size_t nskipped;
+	if (max > CB_MAX_LIST * 4)
+		max = CB_MAX_LIST * 4;
+	int na = cb_select_adapters(o, 1, nc, ads, (size_t)max, skipped,
+				    &nskipped);
+	if (na < 0)
+		return -1;
+	na = cb_wl_drop_batched(wl, ads, na);
+	if (na == 0) {
+		fprintf(stderr, "conq-bench: %s: no selected queue allows 1 "
+				"producer and %u consumer%s\n",
+			wl->name, nc, nc == 1 ? "" : "s");
+		return -1;
+	}
+	return na;
+}
+
+uint64_t cb_wl_leftover(const cb_adapter *a, void *q, size_t usable)
+{
+	uint64_t left = 0;
+	if (a->flush != NULL)
+		a->flush(q);
+	while (left <= usable && a->poll(q) != NULL)
+		left++;
+	return left;
 }

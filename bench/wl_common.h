@@ -12,6 +12,8 @@
 #ifndef CB_WL_COMMON_H
 #define CB_WL_COMMON_H
 
+#include <stdarg.h>
+
 #include "loops.h"
 #include "workload.h"
 
@@ -70,6 +72,54 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 /* A violation of trial t: printed (the first 10), counted. */
 void cb_wl_violation(cb_wl_trial *t, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A violation of `who` (its label), counted in *count: the first 10
+ * printed, the 11th says the rest are only counted. */
+void cb_wl_vviolation(unsigned *count, const char *who, const char *what,
+		      const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+/* w's time per measured op in ns (its whole window when it made none). */
+static inline double cb_wl_ns_per_op(const cb_worker *w)
+{
+	double el = (double)(w->t_stop - w->t_start);
+	return w->made ? el / (double)w->made : el;
+}
+
+/* The `after` tail of a two-thread round trip (pingpong, limits'
+ * lineRtt), thread 0 measured: its -bm sample histogram (w->hist) merged
+ * when measured and reset, sec[0] = one way (half a round trip), the
+ * progress line; returns ns per round trip. */
+double cb_wl_round_trip_after(cb_wl_trial *t, int measured, size_t m,
+			      char *line, size_t n);
+
+/* -bm sample: allocate t's merged histogram and *iter, the measured
+ * thread's histogram of one iteration; 0 or -1 (ENOMEM). */
+int cb_wl_sample_hists(cb_wl_trial *t, cb_hist **iter);
+
+/* The parameters order (relaxed | release | seq_cst: *order 0, 1, 2) and
+ * layout (padded | unpadded) of the lazySet experiments; 0, or 2 (usage,
+ * printed). */
+int cb_wl_order_layout(const cb_workload *wl, const cb_options *o,
+		       size_t *order, bool *padded);
+
+/* The stores of the orders above, in their order, for X(NAME, STORE). */
+#define CB_WL_FOR_ORDERS(X)                                                    \
+	X(relaxed, conq__store_relaxed)                                        \
+	X(release, conq__store_release)                                        \
+	X(seq_cst, conq__store_seq_cst)
+
+/* -p qCapacity, else the first -c, else 131072. */
+uint64_t cb_wl_capacity(const cb_options *o);
+
+/* The selected queues (at most max) whose contract allows 1 producer and
+ * nc consumers, the batched ones dropped (cb_wl_drop_batched); how many,
+ * or -1 (none: printed; the caller returns 2). */
+int cb_wl_select_queues(const cb_workload *wl, const cb_options *o,
+			unsigned nc, const cb_adapter **ads, int max);
+
+/* Poll what is left in q (flushed first; at most usable + 1): how many. */
+uint64_t cb_wl_leftover(const cb_adapter *a, void *q, size_t usable);
 
 /* Hand t's series to a new result in rs: benchmark, primary label/unit,
  * the secondaries; t keeps nothing. NULL on ENOMEM. */

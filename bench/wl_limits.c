@@ -56,33 +56,11 @@ static void lim_ping(cb_worker *w)
 	uint64_t v = w->seq, made = 0, extra = 0; /* v even: the word's value */
 	uint32_t run = 0;
 	cb_rusage u0_;
-	cb_usage_read(&u0_);
-	cb_ctl_enter(ctl);
-	while (cb_ctl_catching_up(ctl)) {
-		LIM_ROUND(l, v, yield, run);
-		extra++;
-	}
-	const uint64_t t0 = cb_now_ns();
-	uint64_t tp = t0;
-	do {
-		LIM_ROUND(l, v, yield, run);
-		made++;
-		if (hist != NULL) {
-			const uint64_t tn = cb_now_ns();
-			cb_hist_record(hist, tn - tp);
-			tp = tn;
-		}
-	} while (cb_ctl_running(ctl));
-	const uint64_t t1 = cb_now_ns();
-	cb_ctl_leave(ctl);
+	cb_worker_begin(ctl, &u0_);
+	CB_OP_LOOPS(ctl, hist, hist != NULL, made, extra, t0, t1, LIM_ROUND, l,
+		    v, yield, run);
 	w->seq = v;
-	w->made = made;
-	w->failed = 0;
-	w->extra = extra;
-	w->seq_errors = 0;
-	w->t_start = t0;
-	w->t_stop = t1;
-	cb_usage_store(w, &u0_);
+	cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);
 }
 
 /* Answer an odd word with the next even value. */
@@ -108,25 +86,10 @@ static void lim_pong(cb_worker *w)
 	uint64_t made = 0, extra = 0;
 	uint32_t run = 0;
 	cb_rusage u0_;
-	cb_usage_read(&u0_);
-	cb_ctl_enter(ctl);
-	while (cb_ctl_catching_up(ctl))
-		LIM_ECHO(l, yield, run, extra);
-	const uint64_t t0 = cb_now_ns();
-	do {
-		LIM_ECHO(l, yield, run, made);
-	} while (cb_ctl_running(ctl));
-	const uint64_t t1 = cb_now_ns();
-	cb_ctl_leave(ctl);
-	while (cb_ctl_warming_down(ctl)) /* ping may wait for its answer */
-		LIM_ECHO(l, yield, run, extra);
-	w->made = made;
-	w->failed = 0;
-	w->extra = extra;
-	w->seq_errors = 0;
-	w->t_start = t0;
-	w->t_stop = t1;
-	cb_usage_store(w, &u0_);
+	cb_worker_begin(ctl, &u0_);
+	/* Ping may wait for its answer. */
+	CB_ANSWER_LOOPS(ctl, made, extra, t0, t1, LIM_ECHO, l, yield, run);
+	cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);
 }
 
 static double lim_line_after(cb_wl_trial *t, int measured, size_t m,
@@ -134,26 +97,10 @@ static double lim_line_after(cb_wl_trial *t, int measured, size_t m,
 {
 	const cb_worker *p = &t->g.w[0];
 	lim_line *l = (lim_line *)t->user;
-	cb_hist *h = p->hist;
-	uint64_t p50 = 0;
-	if (h != NULL) {
-		p50 = cb_hist_percentile(h, 50);
-		if (measured)
-			cb_hist_merge(t->hist, h);
-		cb_hist_reset(h);
-	}
 	if (conq__load_relaxed(&l->word) != p->seq)
 		cb_wl_violation(t, "echo", "word %" PRIu64 ", ping at %" PRIu64,
 				conq__load_relaxed(&l->word), p->seq);
-	double el = (double)(p->t_stop - p->t_start);
-	double ns = p->made ? el / (double)p->made : el;
-	if (measured)
-		t->sec[0][m] = ns / 2;
-	if (h != NULL)
-		snprintf(line, n, "%8.1f ns/round trip  p50 %" PRIu64, ns, p50);
-	else
-		snprintf(line, n, "%8.1f ns/round trip", ns);
-	return ns;
+	return cb_wl_round_trip_after(t, measured, m, line, n);
 }
 
 /* ---- stream ------------------------------------------------------------- */
@@ -218,9 +165,7 @@ static int lim_run(const cb_workload *wl, const cb_options *o,
 			wl->name);
 		return 2;
 	}
-	uint64_t cap;
-	if (cb_param_u64(o, "qCapacity", &cap) != 0)
-		cap = o->ncapacity ? o->capacity[0] : 131072;
+	const uint64_t cap = cb_wl_capacity(o);
 	cb_wl_trial t;
 	memset(&t, 0, sizeof t);
 	lim_line *l = NULL;
@@ -281,9 +226,7 @@ static int lim_run(const cb_workload *wl, const cb_options *o,
 	t.g.w[1].pid = 0;
 	t.g.w[1].chk = chk;
 	if (!stream && o->mode == CB_MODE_SAMPLE) {
-		iter = cb_hist_new();
-		t.hist = cb_hist_new();
-		if (iter == NULL || t.hist == NULL) {
+		if (cb_wl_sample_hists(&t, &iter) != 0) {
 			rc = 1;
 			goto out;
 		}

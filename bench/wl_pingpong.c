@@ -78,33 +78,11 @@ typedef struct pp_ctx {
 		uint64_t v = w->seq, made = 0, extra = 0;                      \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
-		while (cb_ctl_catching_up(ctl)) {                              \
-			PP_ROUND(STORE, c, v, yield, run);                     \
-			extra++;                                               \
-		}                                                              \
-		const uint64_t t0 = cb_now_ns();                               \
-		uint64_t tp = t0;                                              \
-		do {                                                           \
-			PP_ROUND(STORE, c, v, yield, run);                     \
-			made++;                                                \
-			if (hist != NULL) {                                    \
-				const uint64_t tn = cb_now_ns();               \
-				cb_hist_record(hist, tn - tp);                 \
-				tp = tn;                                       \
-			}                                                      \
-		} while (cb_ctl_running(ctl));                                 \
-		const uint64_t t1 = cb_now_ns();                               \
-		cb_ctl_leave(ctl);                                             \
+		cb_worker_begin(ctl, &u0_);                                    \
+		CB_OP_LOOPS(ctl, hist, hist != NULL, made, extra, t0, t1,      \
+			    PP_ROUND, STORE, c, v, yield, run);                \
 		w->seq = v;                                                    \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = 0;                                             \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);            \
 	}                                                                      \
 	static void pp_pong_##NAME(cb_worker *w)                               \
 	{                                                                      \
@@ -115,34 +93,14 @@ typedef struct pp_ctx {
 		uint64_t made = 0, extra = 0;                                  \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
-		cb_usage_read(&u0_);                                           \
-		cb_ctl_enter(ctl);                                             \
-		while (cb_ctl_catching_up(ctl))                                \
-			PP_ECHO(STORE, c, last, yield, run, extra);            \
-		const uint64_t t0 = cb_now_ns();                               \
-		do {                                                           \
-			PP_ECHO(STORE, c, last, yield, run, made);             \
-		} while (cb_ctl_running(ctl));                                 \
-		const uint64_t t1 = cb_now_ns();                               \
-		cb_ctl_leave(ctl);                                             \
-		/* Ping may still wait for its last echo. */                  \
-		while (cb_ctl_warming_down(ctl))                               \
-			PP_ECHO(STORE, c, last, yield, run, extra);            \
-		w->made = made;                                                \
-		w->failed = 0;                                                 \
-		w->extra = extra;                                              \
-		w->seq_errors = 0;                                             \
-		w->t_start = t0;                                               \
-		w->t_stop = t1;                                                \
-		cb_usage_store(w, &u0_);                                       \
+		cb_worker_begin(ctl, &u0_);                                    \
+		/* Ping may still wait for its last echo. */                   \
+		CB_ANSWER_LOOPS(ctl, made, extra, t0, t1, PP_ECHO, STORE, c,   \
+				last, yield, run);                             \
+		cb_worker_done(w, made, 0, extra, 0, t0, t1, &u0_);            \
 	}
 
-#define PP_STORE_RELAXED(p, v) conq__store_relaxed(p, v)
-#define PP_STORE_RELEASE(p, v) conq__store_release(p, v)
-#define PP_STORE_SEQ_CST(p, v) conq__store_seq_cst(p, v)
-PP_ROLES(relaxed, PP_STORE_RELAXED)
-PP_ROLES(release, PP_STORE_RELEASE)
-PP_ROLES(seq_cst, PP_STORE_SEQ_CST)
+CB_WL_FOR_ORDERS(PP_ROLES)
 
 static const struct {
 	const char *name;
@@ -158,28 +116,12 @@ static double pp_after(cb_wl_trial *t, int measured, size_t m, char *line,
 {
 	const cb_worker *p = &t->g.w[0];
 	pp_ctx *c = (pp_ctx *)t->user;
-	cb_hist *h = p->hist;
-	uint64_t p50 = 0;
-	if (h != NULL) {
-		p50 = cb_hist_percentile(h, 50);
-		if (measured)
-			cb_hist_merge(t->hist, h);
-		cb_hist_reset(h);
-	}
 	/* Each of ping's values was echoed: pong's counter is ping's. */
 	if (conq__load_relaxed(c->pong) != p->seq)
 		cb_wl_violation(t, "echo",
 				"ping at %" PRIu64 ", pong at %" PRIu64, p->seq,
 				conq__load_relaxed(c->pong));
-	double el = (double)(p->t_stop - p->t_start);
-	double ns = p->made ? el / (double)p->made : el;
-	if (measured)
-		t->sec[0][m] = ns / 2;
-	if (h != NULL)
-		snprintf(line, n, "%8.1f ns/round trip  p50 %" PRIu64, ns, p50);
-	else
-		snprintf(line, n, "%8.1f ns/round trip", ns);
-	return ns;
+	return cb_wl_round_trip_after(t, measured, m, line, n);
 }
 
 static const cb_param_def pp_params[] = {
@@ -192,20 +134,12 @@ static const cb_param_def pp_params[] = {
 static int pp_run(const cb_workload *wl, const cb_options *o,
 		  const cb_env *env, cb_results *rs)
 {
-	const char *order = cb_param(o, "order");
-	const char *layout = cb_param(o, "layout");
-	size_t oi = sizeof pp_orders / sizeof pp_orders[0];
-	for (size_t k = 0; order != NULL && k < oi; k++)
-		if (strcmp(order, pp_orders[k].name) == 0)
-			oi = k;
-	bool padded = layout != NULL && strcmp(layout, "padded") == 0;
-	if (oi == sizeof pp_orders / sizeof pp_orders[0] || layout == NULL ||
-	    (!padded && strcmp(layout, "unpadded") != 0)) {
-		fprintf(stderr, "conq-bench: %s: order is relaxed | release | "
-				"seq_cst, layout padded | unpadded\n",
-			wl->name);
+	size_t oi;
+	bool padded;
+	if (cb_wl_order_layout(wl, o, &oi, &padded) != 0)
 		return 2;
-	}
+	const char *order = pp_orders[oi].name;
+	const char *layout = cb_param(o, "layout");
 	cb_wl_trial t;
 	memset(&t, 0, sizeof t);
 	pp_ctx *c = (pp_ctx *)cb_alloc_aligned(sizeof *c);
@@ -232,9 +166,7 @@ static int pp_run(const cb_workload *wl, const cb_options *o,
 	}
 	t.g.w[0].seq = 0;
 	if (o->mode == CB_MODE_SAMPLE) {
-		iter = cb_hist_new();
-		t.hist = cb_hist_new();
-		if (iter == NULL || t.hist == NULL) {
+		if (cb_wl_sample_hists(&t, &iter) != 0) {
 			rc = 1;
 			goto out;
 		}

@@ -52,19 +52,14 @@ static double rtt_after(cb_wl_trial *t, int measured, size_t m, char *line,
 				"sequence",
 				p->seq_errors);
 	for (unsigned k = 0; k < c->len; k++) {
-		uint64_t left = 0;
-		if (t->a->flush != NULL)
-			t->a->flush(c->q[k]);
-		while (left <= c->usable && t->a->poll(c->q[k]) != NULL)
-			left++;
+		uint64_t left = cb_wl_leftover(t->a, c->q[k], c->usable);
 		if (left != 0)
 			cb_wl_violation(t, "empty",
 					"%" PRIu64 " elements left in queue "
 					"%u of the chain",
 					left, k);
 	}
-	double el = (double)(p->t_stop - p->t_start);
-	double ns = p->made ? el / (double)p->made : el;
+	double ns = cb_wl_ns_per_op(p);
 	if (c->iter != NULL) {
 		if (measured)
 			cb_hist_merge(t->hist, c->iter);
@@ -94,8 +89,7 @@ static int rtt_run(const cb_workload *wl, const cb_options *o,
 	if (cb_param_u64(o, "chainLength", &len) != 0 ||
 	    cb_param_u64(o, "burstSize", &burst) != 0)
 		return 2;
-	if (cb_param_u64(o, "qCapacity", &cap) != 0)
-		cap = o->ncapacity ? o->capacity[0] : 131072;
+	cap = cb_wl_capacity(o);
 	if (len < 2 || len > CB_MAX_CHAIN || burst == 0 || cap == 0) {
 		fprintf(stderr,
 			"conq-bench: %s: chainLength in [2, %d], burstSize >= "
@@ -104,19 +98,10 @@ static int rtt_run(const cb_workload *wl, const cb_options *o,
 		return 2;
 	}
 	const bool sample = o->mode == CB_MODE_SAMPLE;
-	const cb_adapter *ads[RTT_MAX_QUEUES], *skipped[RTT_MAX_QUEUES];
-	size_t nskipped;
-	int na = cb_select_adapters(o, 1, 1, ads, RTT_MAX_QUEUES, skipped,
-				    &nskipped);
+	const cb_adapter *ads[RTT_MAX_QUEUES];
+	int na = cb_wl_select_queues(wl, o, 1, ads, RTT_MAX_QUEUES);
 	if (na < 0)
 		return 2;
-	na = cb_wl_drop_batched(wl, ads, na);
-	if (na == 0) {
-		fprintf(stderr, "conq-bench: %s: no selected queue allows 1 "
-				"producer and 1 consumer\n",
-			wl->name);
-		return 2;
-	}
 	cb_wl_trial *t = (cb_wl_trial *)calloc((size_t)na, sizeof *t);
 	rtt_trial *rt = (rtt_trial *)calloc((size_t)na, sizeof *rt);
 	int rc = 0;
@@ -165,9 +150,7 @@ static int rtt_run(const cb_workload *wl, const cb_options *o,
 		c->ctx->len = c->len;
 		c->ctx->burst = (uint32_t)burst;
 		if (sample) {
-			c->iter = cb_hist_new();
-			t[j].hist = cb_hist_new();
-			if (c->iter == NULL || t[j].hist == NULL) {
+			if (cb_wl_sample_hists(&t[j], &c->iter) != 0) {
 				rc = 1;
 				goto out;
 			}

@@ -58,6 +58,7 @@
 #include "histogram.h"
 #include "loops.h"
 #include "stats.h"
+#include "wl_common.h"
 #include "workload.h"
 
 #define TPT_MAX_QUEUES 64
@@ -107,22 +108,13 @@ static void violation(tpt_trial *t, const char *what, const char *fmt, ...)
 
 static void violation(tpt_trial *t, const char *what, const char *fmt, ...)
 {
+	char who[200];
 	va_list ap;
-	if (++t->violations > 10) {
-		if (t->violations == 11)
-			fprintf(stderr,
-				"conq-bench: %s -tg %u,%u qCapacity=%zu: further "
-				"violations counted, not shown\n",
-				t->a->name, t->np, t->nc, t->cap);
-		return;
-	}
-	fprintf(stderr,
-		"conq-bench: INVARIANT VIOLATED: %s -tg %u,%u qCapacity=%zu %s: ",
-		t->a->name, t->np, t->nc, t->cap, what);
+	snprintf(who, sizeof who, "%s -tg %u,%u qCapacity=%zu", t->a->name,
+		 t->np, t->nc, t->cap);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cb_wl_vviolation(&t->violations, who, what, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* Sum of 1..n mod 2^64. */

@@ -110,6 +110,8 @@ typedef struct cb_results {
 
 cb_result *cb_results_add(cb_results *rs);
 void cb_results_free(cb_results *rs);
+/* Whether a and b have the same parameters (names and values, in order). */
+int cb_result_same_params(const cb_result *a, const cb_result *b);
 /* Record a point that produced nothing; -1 on ENOMEM. */
 int cb_results_fail(cb_results *rs, int timeout, const char *what,
 		    const char *why);

@@ -43,6 +43,17 @@ cb_result *cb_results_add(cb_results *rs)
 	return r;
 }
 
+int cb_result_same_params(const cb_result *a, const cb_result *b)
+{
+	if (a->nparams != b->nparams)
+		return 0;
+	for (size_t k = 0; k < a->nparams; k++)
+		if (strcmp(a->params[k].name, b->params[k].name) != 0 ||
+		    strcmp(a->params[k].value, b->params[k].value) != 0)
+			return 0;
+	return 1;
+}
+
 void cb_results_free(cb_results *rs)
 {
 	for (size_t k = 0; k < rs->n; k++) {

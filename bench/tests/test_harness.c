@@ -100,6 +100,20 @@ static void run_bench(run *r, const char *const *args)
 	r->err = slurp(err);
 }
 
+/* Run the HarnessEcho test workload: -f forks -wi wi -i i, then the
+ * NULL-terminated extra arguments. */
+static void run_echo(run *r, const char *forks, const char *wi, const char *i,
+		     const char *const *extra)
+{
+	const char *args[64] = {"--test-workloads", "HarnessEcho", "-f", forks,
+				"-wi", wi, "-i", i};
+	int n = 8;
+	for (int k = 0; extra[k] != NULL && n < 63; k++)
+		args[n++] = extra[k];
+	args[n] = NULL;
+	run_bench(r, args);
+}
+
 static void run_free(run *r)
 {
 	free(r->out);
@@ -203,26 +217,11 @@ static void test_expansion(void)
 {
 	check_context("expansion");
 	run r;
-	const char *args[] = {"--test-workloads",
-			      "HarnessEcho",
-			      "-f",
-			      "0",
-			      "-wi",
-			      "0",
-			      "-i",
-			      "2",
-			      "-p",
-			      "alpha=3,1,2",
-			      "-p",
-			      "beta=z,x",
-			      "-bm",
-			      "avgt,thrpt",
-			      "-rf",
-			      "json",
-			      "-rff",
-			      "echo.json",
-			      NULL};
-	run_bench(&r, args);
+	static const char *const extra[] = {"-p", "alpha=3,1,2", "-p",
+					    "beta=z,x", "-bm", "avgt,thrpt",
+					    "-rf", "json", "-rff", "echo.json",
+					    NULL};
+	run_echo(&r, "0", "0", "2", extra);
 	CHECK_EQ(r.status, 0);
 	cb_json *j = load_json("echo.json");
 	CHECK_TRUE(j != NULL && j->type == CB_JARR);
@@ -270,24 +269,10 @@ static void test_forks(void)
 {
 	check_context("forks");
 	run r;
-	const char *args[] = {"--test-workloads",
-			      "HarnessEcho",
-			      "-f",
-			      "3",
-			      "-wi",
-			      "1",
-			      "-i",
-			      "2",
-			      "-p",
-			      "alpha=1",
-			      "-p",
-			      "beta=y",
-			      "-rf",
-			      "json",
-			      "-rff",
-			      "forks.json",
-			      NULL};
-	run_bench(&r, args);
+	static const char *const extra[] = {"-p", "alpha=1", "-p", "beta=y",
+					    "-rf", "json", "-rff", "forks.json",
+					    NULL};
+	run_echo(&r, "3", "1", "2", extra);
 	CHECK_EQ(r.status, 0);
 	cb_json *j = load_json("forks.json");
 	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 1)) {
@@ -314,18 +299,8 @@ static void test_csv(void)
 {
 	check_context("csv");
 	run r;
-	const char *args[] = {"--test-workloads",
-			      "HarnessEcho",
-			      "-f",
-			      "0",
-			      "-wi",
-			      "0",
-			      "-i",
-			      "3",
-			      "-rf",
-			      "csv",
-			      NULL};
-	run_bench(&r, args);
+	static const char *const extra[] = {"-rf", "csv", NULL};
+	run_echo(&r, "0", "0", "3", extra);
 	CHECK_EQ(r.status, 0);
 	char path[300];
 	snprintf(path, sizeof path, "%s/conq-bench-result.csv", dir);
@@ -491,11 +466,13 @@ static void test_compare(void)
 	run_free(&r);
 }
 
-static int exists(const char *rel)
+/* Whether file base.ext (relative to the scratch directory) exists and is
+ * not empty. */
+static int exists_ext(const char *base, const char *ext)
 {
-	char path[400];
+	char path[600];
 	struct stat st;
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	snprintf(path, sizeof path, "%s/%s.%s", dir, base, ext);
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
@@ -503,36 +480,18 @@ static void test_plot(void)
 {
 	check_context("plot");
 	run r;
-	const char *args[] = {"--test-workloads",
-			      "HarnessEcho",
-			      "-f",
-			      "0",
-			      "-wi",
-			      "0",
-			      "-i",
-			      "3",
-			      "-p",
-			      "alpha=1",
-			      "-p",
-			      "beta=x",
-			      "--plot",
-			      "plots",
-			      NULL};
-	run_bench(&r, args);
+	static const char *const extra[] = {"-p", "alpha=1", "-p", "beta=x",
+					    "--plot", "plots", NULL};
+	run_echo(&r, "0", "0", "3", extra);
 	CHECK_EQ(r.status, 0);
 	const char *base = "plots/HarnessEcho.echo_thrpt_tg1-1_alpha_1_beta_x";
-	char f[300];
-	snprintf(f, sizeof f, "%s.dat", base);
-	CHECK_TRUE(exists(f));
-	snprintf(f, sizeof f, "%s.gp", base);
-	CHECK_TRUE(exists(f));
+	CHECK_TRUE(exists_ext(base, "dat"));
+	CHECK_TRUE(exists_ext(base, "gp"));
 	int gp = access("/usr/bin/gnuplot", X_OK) == 0 ||
 		 access("/usr/local/bin/gnuplot", X_OK) == 0;
 	if (gp) {
-		snprintf(f, sizeof f, "%s.png", base);
-		CHECK_TRUE(exists(f));
-		snprintf(f, sizeof f, "%s.svg", base);
-		CHECK_TRUE(exists(f));
+		CHECK_TRUE(exists_ext(base, "png"));
+		CHECK_TRUE(exists_ext(base, "svg"));
 		CHECK_TRUE(strstr(r.out, "rendered to PNG and SVG") != NULL);
 	} else {
 		CHECK_TRUE(strstr(r.out, "not rendered") != NULL);
