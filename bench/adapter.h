@@ -74,6 +74,7 @@ typedef struct cb_loops {
 	 * being one burst sent and seen consumed; the consumers */
 	cb_role_fn burst_send;
 	cb_role_fn burst_send_sampled; /* ... each burst timed into w->hist */
+	cb_role_fn burst_send_shot; /* ... one burst per iteration (-bm ss) */
 	cb_role_fn burst_drain;
 	/* Round trip through a chain (w->q is a cb_chain): thread 0, an op
 	 * being one round trip (sampled: each timed into w->hist); threads

@@ -196,15 +196,18 @@ int cb_group_iterate(cb_group *g, uint64_t ns, uint64_t timeout_ns)
 			break;
 		}
 	}
-	if (rc == 0) {
+	if (rc == 0 && !c->self_stop) {
 		struct timespec dl;
 		abs_deadline(&dl, cb_now_ns() + ns);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl,
 				       NULL) == EINTR)
 			;
 	}
-	/* release: nothing to publish, but a stop flag is a stop flag. */
-	conq__store_release(&c->done, 1u);
+	/* release: nothing to publish, but a stop flag is a stop flag. With
+	 * self_stop a role sets it after its shot (a stuck one: the wait
+	 * below times out). */
+	if (rc != 0 || !c->self_stop)
+		conq__store_release(&c->done, 1u);
 
 	struct timespec dl;
 	abs_deadline(&dl, 0);

@@ -17,6 +17,9 @@
  *     measures a window in which a partner has already stopped.
  *  5. The control thread, once all are ready, sleeps for the iteration time,
  *     sets the flag, and blocks until every worker is back on its condvar.
+ *     Under -bm ss (cb_ctl.self_stop) it does not sleep: the measured role
+ *     sets the flag itself once its single shot is done (JMH's SingleShot
+ *     ignores the iteration time).
  *
  * Each worker's rate is its counted operations over its own elapsed time.
  */
@@ -44,6 +47,9 @@ typedef struct cb_ctl {
 		       consecutive failed ops */
 	bool exact; /* --check with one consumer: each producer's elements
 		       must arrive exactly in sequence (else: increasing) */
+	bool self_stop; /* -bm ss: a role sets `done` after its one shot;
+			   the control thread does not sleep out the
+			   iteration time (loops.h, CB_OP_SHOT) */
 } cb_ctl;
 
 /* --check, per consumer: what it took of each producer's sequence (all
@@ -115,8 +121,9 @@ typedef struct cb_group {
 int cb_group_start(cb_group *g, unsigned n, const cb_role_fn *role,
 		   const int *cpus, void *q, bool yield);
 
-/* Run one iteration of `ns` nanoseconds. Returns 0, or ETIMEDOUT if the
- * workers did not get ready or did not stop within `timeout_ns`. */
+/* Run one iteration of `ns` nanoseconds (with ctl->self_stop: until a role
+ * sets the stop flag, `ns` unused). Returns 0, or ETIMEDOUT if the workers
+ * did not get ready or did not stop within `timeout_ns`. */
 int cb_group_iterate(cb_group *g, uint64_t ns, uint64_t timeout_ns);
 
 /* Stop and join the workers. */

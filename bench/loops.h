@@ -15,9 +15,9 @@
  *
  * The loops, one set per adapter: QueueThroughputBackoffNone's offer and
  * poll (plain, --check, and sampled for -bm sample), QueueBurstCost's
- * producer (plain and sampled) and consumers, and the round trip's ping
- * (plain and sampled) and links. A workload added here reaches every
- * adapter with no per-adapter code.
+ * producer (plain, sampled, and single-shot for -bm ss) and consumers, and
+ * the round trip's ping (plain and sampled) and links. A workload added
+ * here reaches every adapter with no per-adapter code.
  */
 #ifndef CB_LOOPS_H
 #define CB_LOOPS_H
@@ -41,6 +41,11 @@ static inline bool cb_ctl_catching_up(const cb_ctl *c)
 static inline bool cb_ctl_running(const cb_ctl *c)
 {
 	return conq__load_relaxed(&c->done) == 0;
+}
+/* -bm ss (cb_ctl.self_stop): the measured role ends the iteration itself. */
+static inline void cb_ctl_stop(cb_ctl *c)
+{
+	conq__store_release(&c->done, 1u);
 }
 static inline void cb_ctl_leave(cb_ctl *c)
 {
@@ -102,6 +107,24 @@ static inline void cb_hist_lap(cb_hist *h, uint64_t *tp)
 	const uint64_t t1 = cb_now_ns();                                       \
 	cb_ctl_leave(ctl);                                                     \
 	(void)tp_
+
+/*
+ * The same for -bm ss (JMH's SingleShot), with CB_OP_LOOPS' arguments: one
+ * op from a cold start. No op until all the threads are ready (it only
+ * waits, with the failed-op backoff: nothing warms the shot up), then
+ * exactly one STEP(...) over [t0, t1], made = 1; then
+ * it sets the stop flag itself (cb_ctl.self_stop: the control thread does
+ * not sleep out the iteration time). hist, SAMPLE and extra are unused.
+ */
+#define CB_OP_SHOT(ctl, hist, SAMPLE, made, extra, t0, t1, STEP, ...)          \
+	for (uint32_t wait_ = 0; cb_ctl_catching_up(ctl);)                     \
+		cb_fail_backoff((ctl)->yield, &wait_);                         \
+	const uint64_t t0 = cb_now_ns();                                       \
+	STEP(__VA_ARGS__);                                                     \
+	(made)++;                                                              \
+	const uint64_t t1 = cb_now_ns();                                       \
+	cb_ctl_stop(ctl);                                                      \
+	cb_ctl_leave(ctl)
 
 /*
  * The measured part of a role that answers another (a consumer, a link, an
@@ -356,9 +379,10 @@ static inline uint64_t cb_burst_taken(const cb_burst *b)
 		(run) = 0;                                                     \
 	} while (0)
 
-/* SAMPLE (a constant): time every burst into w->hist, one clock read per
+/* LOOPS: CB_OP_LOOPS, or CB_OP_SHOT (-bm ss: one burst per iteration).
+ * SAMPLE (a constant): time every burst into w->hist, one clock read per
  * burst (each delta runs from the end of the previous burst). */
-#define CB__BURST_SEND_LOOP(FN, QT, OFFER, SAMPLE)                             \
+#define CB__BURST_SEND_LOOP(FN, QT, OFFER, LOOPS, SAMPLE)                      \
 	static void FN(cb_worker *w)                                           \
 	{                                                                      \
 		cb_burst *const b = (cb_burst *)w->q;                          \
@@ -371,8 +395,8 @@ static inline uint64_t cb_burst_taken(const cb_burst *b)
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
 		cb_worker_begin(ctl, &u0_);                                    \
-		CB_OP_LOOPS(ctl, hist, SAMPLE, made, extra, t0, t1,            \
-			    CB__BURST_ONE, QT, OFFER, q, b, e, yield, run);    \
+		LOOPS(ctl, hist, SAMPLE, made, extra, t0, t1, CB__BURST_ONE,   \
+		      QT, OFFER, q, b, e, yield, run);                         \
 		/* The consumers only poll: nothing to keep going. */          \
 		(void)hist;                                                    \
 		w->seq = (uint64_t)(e >> CB_PID_BITS);                         \
@@ -526,8 +550,10 @@ typedef struct cb_chain {
 	CB__TPT_OFFER_LOOP(PFX##_tpt_offer_sampled, QT, OFFER, 1)              \
 	CB__TPT_POLL_LOOP(PFX##_tpt_poll_sampled, QT, POLL, 0, 1)              \
 	CB__TPT_POLL_LOOP(PFX##_tpt_poll_sampled_checked, QT, POLL, 1, 1)      \
-	CB__BURST_SEND_LOOP(PFX##_burst_send, QT, OFFER, 0)                    \
-	CB__BURST_SEND_LOOP(PFX##_burst_send_sampled, QT, OFFER, 1)            \
+	CB__BURST_SEND_LOOP(PFX##_burst_send, QT, OFFER, CB_OP_LOOPS, 0)       \
+	CB__BURST_SEND_LOOP(PFX##_burst_send_sampled, QT, OFFER, CB_OP_LOOPS,  \
+			    1)                                                 \
+	CB__BURST_SEND_LOOP(PFX##_burst_send_shot, QT, OFFER, CB_OP_SHOT, 0)   \
 	CB__BURST_DRAIN_LOOP(PFX##_burst_drain, QT, POLL)                      \
 	CB__RTT_PING_LOOP(PFX##_rtt_ping, QT, OFFER, POLL, 0)                  \
 	CB__RTT_PING_LOOP(PFX##_rtt_ping_sampled, QT, OFFER, POLL, 1)          \
@@ -541,6 +567,7 @@ typedef struct cb_chain {
 		.tpt_poll_sampled_checked = PFX##_tpt_poll_sampled_checked,    \
 		.burst_send = PFX##_burst_send,                                \
 		.burst_send_sampled = PFX##_burst_send_sampled,                \
+		.burst_send_shot = PFX##_burst_send_shot,                      \
 		.burst_drain = PFX##_burst_drain,                              \
 		.rtt_ping = PFX##_rtt_ping,                                    \
 		.rtt_ping_sampled = PFX##_rtt_ping_sampled,                    \

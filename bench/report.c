@@ -439,15 +439,18 @@ static void print_notes(FILE *f, const cb_results *rs)
 		}
 		if (r->ndisturbed)
 			fprintf(f,
-				"%s[!] %s: %u of %zu iterations disturbed (%s "
-				"< 95%% of the time: other load on the "
-				"machine)\n",
+				"%s[!] %s: %u of %zu iterations disturbed (%s: "
+				"other load on the machine)\n",
 				any++ ? "" : "\n", id, r->ndisturbed,
 				r->primary.n,
-				r->oversubscribed
+				strcmp(r->mode, "ss") == 0
+					? "a worker was preempted during the "
+					  "shot"
+				: r->oversubscribed
 					? "the workers together were on their "
-					  "CPUs"
-					: "a worker was on its CPU");
+					  "CPUs < 95% of the time"
+					: "a worker was on its CPU < 95% of "
+					  "the time");
 		if (!r->pinned)
 			fprintf(f, "%s[!] %s: worker threads NOT pinned\n",
 				any++ ? "" : "\n", id);

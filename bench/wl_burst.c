@@ -11,6 +11,13 @@
  * of a throughput). The loops are loops.h's burst_send / burst_drain, the
  * same for every queue.
  *
+ * -bm ss (JMH's SingleShot): each iteration is exactly one burst from a
+ * cold start (the workers parked since the last iteration; the producer
+ * sends nothing until the consumers are polling), and its score is that
+ * burst's time in ns; the producer ends the iteration itself once the last
+ * element is signalled (burst_send_shot, cb_ctl.self_stop), so -r and -w
+ * do not apply, and -wi / -i count the shots.
+ *
  * Queues: those whose contract allows 1 producer and consumerCount
  * consumers (-p qType as elsewhere). Checks after every iteration: the
  * queue is empty (every burst was consumed before the producer went on), the
@@ -166,11 +173,13 @@ static int burst_run(const cb_workload *wl, const cb_options *o,
 				goto out;
 			}
 		}
+		const cb_loops *lp = ads[j]->loops;
 		cb_role_fn roles[CB_MAX_THREADS];
-		roles[0] = b->iter != NULL ? ads[j]->loops->burst_send_sampled
-					   : ads[j]->loops->burst_send;
+		roles[0] = b->iter != NULL ? lp->burst_send_sampled
+			   : o->mode == CB_MODE_SS ? lp->burst_send_shot
+						   : lp->burst_send;
 		for (unsigned k = 1; k <= nc; k++) {
-			roles[k] = ads[j]->loops->burst_drain;
+			roles[k] = lp->burst_drain;
 			if (b->check) {
 				void *m = cb_alloc_aligned(sizeof(cb_chk));
 				b->chk[k - 1] = (cb_chk *)m;
@@ -186,6 +195,7 @@ static int burst_run(const cb_workload *wl, const cb_options *o,
 			goto out;
 		}
 		t[j].g.ctl->exact = nc == 1;
+		t[j].g.ctl->self_stop = o->mode == CB_MODE_SS;
 		t[j].g.w[0].pid = 0;
 		t[j].g.w[0].seq = 1;
 		t[j].g.w[0].hist = b->iter;
@@ -255,9 +265,9 @@ const cb_workload cb_wl_burst = {
 	.headline = "burstCost",
 	.desc = "a producer sends burstSize elements and waits until the "
 		"consumer signals the last (JCTools' QueueBurstCost); ns per "
-		"burst",
+		"burst (ss: one cold burst per iteration)",
 	.run = burst_run,
-	.modes = CB_MODE_AVGT | CB_MODE_SAMPLE,
+	.modes = CB_MODE_AVGT | CB_MODE_SAMPLE | CB_MODE_SS,
 	.params = burst_params,
 	.nparams = sizeof burst_params / sizeof burst_params[0],
 	.steps = burst_steps,

@@ -113,10 +113,12 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 				_Exit(3);
 			}
 			double share = 0, min_share = 1;
+			uint64_t ivcsw = 0;
 			int over = 0;
 			for (unsigned x = 0; x < tr->nthreads; x++) {
 				const cb_worker *w = &tr->g.w[x];
 				share += w->cpu_share;
+				ivcsw += w->ivcsw;
 				if (w->cpu_share < min_share)
 					min_share = w->cpu_share;
 				over |= (double)(w->t_stop - w->t_start) >
@@ -127,6 +129,17 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 			double cpu = tr->yield ? share / (double)tr->ncpus
 					       : min_share;
 			int dist = cpu < CB_WL_MIN_CPU_SHARE;
+			char load[48];
+			snprintf(load, sizeof load, "cpu %3.0f%%", 100 * cpu);
+			/* ss: a shot is far shorter than the scheduler tick at
+			 * which a thread's CPU time (getrusage) advances; it is
+			 * disturbed when a worker was preempted (by design
+			 * when oversubscribed). */
+			if (o->mode == CB_MODE_SS) {
+				dist = !tr->yield && ivcsw > 0;
+				snprintf(load, sizeof load,
+					 "preempted %" PRIu64 "x", ivcsw);
+			}
 			char metric[160];
 			metric[0] = '\0';
 			double s = tr->after(tr, measured, m, metric,
@@ -139,11 +152,11 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 			}
 			char line[320];
 			snprintf(line, sizeof line,
-				 "%s %zu/%d %s.%s %s %s  cpu %3.0f%%%s",
+				 "%s %zu/%d %s.%s %s %s  %s%s",
 				 measured ? "measure" : "warmup",
 				 measured ? m + 1 : k + 1,
 				 measured ? o->i : o->wi, wl->name, wl->group,
-				 tr->label, metric, 100 * cpu,
+				 tr->label, metric, load,
 				 dist ? "  [disturbed]" : "");
 			cb_progress(o, line);
 		}
@@ -242,6 +255,14 @@ void cb_wl_header(const cb_workload *wl, const cb_options *o,
 		  unsigned nthreads, unsigned ncpus)
 {
 	char w[32], r[32];
+	/* JMH's wording: ss ignores the iteration time. */
+	if (o->mode == CB_MODE_SS) {
+		snprintf(w, sizeof w, "single-shot");
+		snprintf(r, sizeof r, "single-shot");
+	} else {
+		cb_fmt_time(o->w_ns, w, sizeof w);
+		cb_fmt_time(o->r_ns, r, sizeof r);
+	}
 	printf("\n# Benchmark: %s.%s  mode %s (%s)\n", wl->name, wl->group,
 	       cb_mode_name(o->mode), wl->unit);
 	printf("# Threads: %s; affinity: %s\n", threads, aff);
@@ -254,8 +275,7 @@ void cb_wl_header(const cb_workload *wl, const cb_options *o,
 	printf("# Warmup: %d iteration%s, %s each; Measurement: %d "
 	       "iteration%s, %s each; trials interleaved iteration by "
 	       "iteration\n",
-	       o->wi, o->wi == 1 ? "" : "s", cb_fmt_time(o->w_ns, w, sizeof w),
-	       o->i, o->i == 1 ? "" : "s", cb_fmt_time(o->r_ns, r, sizeof r));
+	       o->wi, o->wi == 1 ? "" : "s", w, o->i, o->i == 1 ? "" : "s", r);
 }
 
 int cb_wl_parse_size(const char *s, uint64_t *v)

@@ -16,6 +16,9 @@
  *  - --preset smoke on conq's queues: exit 0, and per result the checks
  *    (every element verified, no violation, no reordering, the largest
  *    backlogs within the capacity);
+ *  - -bm ss on QueueBurstCost: one shot per iteration (-i values per fork,
+ *    mode "ss", ns/op, all positive, checked), the whole run shorter than
+ *    one -r (an ss iteration ends with its shot);
  *  - compare: ratios, verdicts and exit status on files with known data;
  *  - --plot: data and scripts written, rendered when gnuplot is present;
  *  - usage errors exit 2.
@@ -397,6 +400,43 @@ static void test_smoke(void)
 	run_free(&r);
 }
 
+static void test_single_shot(void)
+{
+	check_context("single shot");
+	run r;
+	const char *args[] = {"burst", "-bm", "ss", "-p",
+			      "qType=conq:spsc_array", "-p", "burstSize=10",
+			      "--check", "-f", "2", "-wi", "1", "-i", "5",
+			      "-w", "5s", "-r", "5s", "-rf", "json", "-rff",
+			      "ss.json", NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	/* 2 forks x 6 shots: had an iteration slept out -r, 60 s. */
+	CHECK_TRUE(r.secs < 5);
+	CHECK_TRUE(strstr(r.out, "single-shot each") != NULL);
+	cb_json *j = load_json("ss.json");
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 1)) {
+		const cb_json *e = &j->kid[0];
+		check_jmh_entry(e, 2, 5);
+		CHECK_TRUE(strcmp(jstr(e, "mode"), "ss") == 0);
+		const cb_json *pm = cb_json_get(e, "primaryMetric");
+		CHECK_TRUE(strcmp(jstr(pm, "scoreUnit"), "ns/op") == 0);
+		const cb_json *rd = cb_json_get(pm, "rawData");
+		for (size_t f = 0; rd != NULL && f < rd->n; f++)
+			for (size_t i = 0; i < rd->kid[f].n; i++)
+				if (!(rd->kid[f].kid[i].num > 0))
+					CHECK_FAIL("rawData[%zu][%zu] = %g", f,
+						   i, rd->kid[f].kid[i].num);
+		const cb_json *ck =
+		    cb_json_get(cb_json_get(e, "conqBench"), "checks");
+		CHECK_TRUE(cb_json_get(ck, "everyElement") != NULL &&
+			   cb_json_get(ck, "everyElement")->type == CB_JTRUE);
+		CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")), 0);
+	}
+	cb_json_free(j);
+	run_free(&r);
+}
+
 static int write_file(const char *name, const char *text)
 {
 	char path[300];
@@ -545,6 +585,7 @@ int main(int argc, char **argv)
 	test_csv();
 	test_hang();
 	test_smoke();
+	test_single_shot();
 	test_compare();
 	test_plot();
 	test_usage();
