@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all configure test bench install clean
+.PHONY: all configure test bench stress torture spin install clean
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
@@ -17,6 +17,23 @@ test: all
 # The headline benchmark: SPSC throughput against the peers, same run.
 bench: all
 	$(BUILD)/bench/conq-bench $(BENCH_ARGS)
+
+# conq-stress, the quick profile: every litmus, atomicity and queue test,
+# 1 s each (about 4 minutes; docs/stress.md). STRESS_ARGS adds options,
+# e.g. STRESS_ARGS='--test q.*.mpmc_array --json stress.jsonl'.
+stress: all
+	$(BUILD)/stress/conq-stress --tier quick $(STRESS_ARGS)
+
+# The queue torture engine, quick tier (every family, several shapes and
+# capacities; docs/stress.md). TORTURE_ARGS adds options, e.g.
+# TORTURE_ARGS='--family=mpmc_array --duration=60'.
+torture: all
+	$(BUILD)/stress/torture/conq-torture --tier=quick $(TORTURE_ARGS)
+
+# The Spin models of the index protocols (spin/): every search errors: 0,
+# and every planted bug caught.
+spin:
+	sh spin/check.sh && sh spin/check.sh --bugs
 
 install: all
 	cmake --install $(BUILD)

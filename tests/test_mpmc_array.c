@@ -5,9 +5,12 @@
  * published yet, while a later one is), set up with the header's internal
  * steps (claim, reserve, publish) one at a time.
  *
- * The rule under test: strict peek never looks past a position that may
+ * The rules under test: strict peek never looks past a position that may
  * still receive an element, so with one consumer it returns what the next
- * poll returns. Usage: test_mpmc_array [case...]
+ * poll returns; poll and peek wait for (never close) a position a producer
+ * holds, unless that producer abandoned it; every element lies within a
+ * capacity of the head, where is_empty and peek look.
+ * Usage: test_mpmc_array [case...]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -37,56 +40,179 @@ static conq_mpmc_array *make(size_t cap, uint64_t start)
 	return q;
 }
 
-/* Claim positions t, t+1 (as offer_burst, offer_bulk and fill do), publish
- * only t+1, so t is claimed but its cell still FREE (the producer is late).
- * peek must not return E2 while E1 may still land at t: it closes t, as
- * poll would, and then E2 is what poll returns; the late producer then finds
- * t lost. relaxed_peek, which never waits, returns NULL there. */
-static void case_late_producer(void)
+/* A thread that runs one call (poll or peek) on q and records its result
+ * and that it has returned. */
+struct waiter {
+	conq_mpmc_array *q;
+	bool peek;
+	void *got;
+	int done;
+};
+
+static void *run_waiter(void *arg)
+{
+	struct waiter *w = (struct waiter *)arg;
+	w->got = w->peek ? conq_mpmc_array_peek(w->q) : conq_mpmc_array_poll(w->q);
+	conq__store_release(&w->done, 1);
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {0, ms * 1000 * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/* Claim t (not reserved: the producer is late). A poll in another thread
+ * must wait for it, not close it and return NULL (size() said 1); it returns
+ * E1 once the producer reserves and publishes. The same for peek, with t+1
+ * published first: peek must not return E2 while E1 may still land at t. */
+static void case_poll_waits(void)
 {
 	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
-		check_context("late_producer start %llu",
+		for (int pk = 0; pk < 2; pk++) {
+			check_context("poll_waits start %llu peek %d",
+				      (unsigned long long)starts[i], pk);
+			conq_mpmc_array *q = make(8, starts[i]);
+			if (!CHECK_NOT_NULL(q))
+				return;
+			conq__idx_t t = 0;
+			CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
+			/* init_at keeps the index width's low bits. */
+			CHECK_EQ(t, (conq__idx_t)starts[i]);
+			CHECK_TRUE(conq__mpmc_reserve(q, conq__idx_add(t, 1)));
+			conq__mpmc_publish(q, conq__idx_add(t, 1), E2);
+			CHECK_EQ(conq_mpmc_array_size(q), 2);
+			CHECK_NULL(conq_mpmc_array_relaxed_peek(q));
+			CHECK_FALSE(conq_mpmc_array_is_empty(q)); /* E2 */
+
+			struct waiter w = {q, pk != 0, NULL, 0};
+			pthread_t th;
+			if (!CHECK_EQ(pthread_create(&th, NULL, run_waiter,
+						     &w),
+				      0))
+				return;
+			sleep_ms(30);
+			CHECK_EQ(conq__load_acquire(&w.done), 0); /* waits */
+			/* t is not closed: the producer reserves it. */
+			CHECK_TRUE(conq__mpmc_reserve(q, t));
+			conq__mpmc_publish(q, t, E1);
+			pthread_join(th, NULL);
+			CHECK_PTR_EQ(w.got, E1);
+			if (pk)
+				CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
+			CHECK_PTR_EQ(conq_mpmc_array_peek(q), E2);
+			CHECK_PTR_EQ(conq_mpmc_array_poll(q), E2);
+			CHECK_NULL(conq_mpmc_array_poll(q));
+			CHECK_TRUE(conq_mpmc_array_is_empty(q));
+			CHECK_EQ(conq_mpmc_array_size(q), 0);
+			conq_mpmc_array_destroy(q);
+		}
+	}
+	check_context("%s", "");
+}
+
+/* An abandoned position: the queue is full (E1, E2 in a capacity-2 queue),
+ * producers C and D claim the next two positions with an FAA (their hint
+ * was stale). C finds the queue full and, not being the last claimed,
+ * records its position as abandoned; D, the last, hands its position back
+ * to the tail. The consumer that reaches C's position closes it at once
+ * (no wait), removes the entry, and poll goes on to the next element. */
+static void case_abandoned(void)
+{
+	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+		check_context("abandoned start %llu",
 			      (unsigned long long)starts[i]);
-		conq_mpmc_array *q = make(8, starts[i]);
+		conq_mpmc_array *q = make(2, starts[i]);
 		if (!CHECK_NOT_NULL(q))
 			return;
-		conq__idx_t t = 0;
-		CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
-		/* init_at keeps the index width's low bits of start. */
-		CHECK_EQ(t, (conq__idx_t)starts[i]);
-		CHECK_TRUE(conq__mpmc_reserve(q, t + 1));
-		conq__mpmc_publish(q, t + 1, E2);
-
-		CHECK_NULL(conq_mpmc_array_relaxed_peek(q));
-		CHECK_FALSE(conq_mpmc_array_is_empty(q));    /* E2 is there */
-		CHECK_NULL(conq_mpmc_array_relaxed_peek(q)); /* no close */
-		CHECK_TRUE(conq__mpmc_state(conq__mpmc_cell_at(q, t)->seq,
-					    conq__mpmc_lap(q, t)) ==
-			   CONQ__MPMC_FREE);
-
-		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E2);
-		CHECK_FALSE(conq__mpmc_reserve(q, t)); /* closed by peek */
-		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E2);
-		CHECK_PTR_EQ(conq_mpmc_array_relaxed_peek(q), NULL);
-		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E2);
-		CHECK_NULL(conq_mpmc_array_poll(q));
-		CHECK_NULL(conq_mpmc_array_peek(q));
-		CHECK_TRUE(conq_mpmc_array_is_empty(q));
-		CHECK_EQ(conq_mpmc_array_size(q), 0);
-
-		/* The late producer offers again, at a later position; the
-		 * ring keeps working over several laps. */
 		CHECK_TRUE(conq_mpmc_array_offer(q, E1));
-		void *head = E1;
-		for (uintptr_t k = 0; k < 40; k++) {
-			CHECK_TRUE(
-			    conq_mpmc_array_offer(q, (void *)(0x2000 + k)));
-			CHECK_PTR_EQ(conq_mpmc_array_peek(q), head);
-			CHECK_PTR_EQ(conq_mpmc_array_poll(q), head);
-			head = (void *)(0x2000 + k);
-		}
-		CHECK_PTR_EQ(conq_mpmc_array_poll(q), head);
+		CHECK_TRUE(conq_mpmc_array_offer(q, E2));
+		CHECK_FALSE(conq_mpmc_array_offer(q, E3)); /* full */
+		conq__idx_t c = conq__faa_seq_cst(&q->tail, (conq__idx_t)2);
+		conq__idx_t d = conq__idx_add(c, 1);
+		CHECK_FALSE(conq__mpmc_reserve(q, c)); /* C: abandoned */
+		CHECK_EQ(conq__load_seq_cst(&q->nholes), 1);
+		CHECK_FALSE(conq__mpmc_reserve(q, d)); /* D: handed back */
+		CHECK_EQ(conq__load_seq_cst(&q->tail), d);
+		CHECK_EQ(conq__load_seq_cst(&q->nholes), 1);
+		CHECK_EQ(conq_mpmc_array_size(q), 2);
+
+		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
+		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E2);
+		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E2);
+		/* Only the abandoned position is left: no element. */
+		CHECK_TRUE(conq_mpmc_array_is_empty(q));
+		CHECK_NULL(conq_mpmc_array_peek(q)); /* passes it, no wait */
+		CHECK_EQ(conq__load_seq_cst(&q->nholes), 1);
+		CHECK_TRUE(conq_mpmc_array_offer(q, E3)); /* at d */
+		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E3);
+		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E3); /* closes c */
+		CHECK_EQ(conq__load_seq_cst(&q->nholes), 0);
+		for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++)
+			CHECK_EQ(q->holes[k].state, CONQ__MPMC_HOLE_EMPTY);
 		CHECK_NULL(conq_mpmc_array_poll(q));
+		CHECK_EQ(conq_mpmc_array_size(q), 0);
+		for (uintptr_t k = 1; k <= 20; k++) {
+			CHECK_TRUE(conq_mpmc_array_offer(q, (void *)k));
+			CHECK_PTR_EQ(conq_mpmc_array_peek(q), (void *)k);
+			CHECK_PTR_EQ(conq_mpmc_array_poll(q), (void *)k);
+		}
+		CHECK_EQ(conq_mpmc_array_size(q), 0);
+		conq_mpmc_array_destroy(q);
+	}
+	check_context("%s", "");
+}
+
+/* The torture finding (is_empty() true / peek() NULL with an element in the
+ * queue): producers A and B claim positions 0 and 1 of a capacity-2 queue
+ * and stall; the only consumer peeks. peek used to close both after a
+ * bounded wait, without moving the head, so that producer C's overshooting
+ * FAA (position 2) found its cell free a lap ahead and published there, out
+ * of the scan. Now peek waits for A, C finds the queue full (it is the last
+ * claimed, so it hands position 2 back), and A's and B's elements are seen
+ * by is_empty and peek, and polled in order. */
+static void case_look_window(void)
+{
+	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+		check_context("look_window start %llu",
+			      (unsigned long long)starts[i]);
+		conq_mpmc_array *q = make(2, starts[i]);
+		if (!CHECK_NOT_NULL(q))
+			return;
+		conq__idx_t a = conq__faa_seq_cst(&q->tail, (conq__idx_t)2);
+		conq__idx_t b = conq__idx_add(a, 1);
+		struct waiter w = {q, true, NULL, 0};
+		pthread_t th;
+		if (!CHECK_EQ(pthread_create(&th, NULL, run_waiter, &w), 0))
+			return;
+		sleep_ms(30);
+		CHECK_EQ(conq__load_acquire(&w.done), 0); /* peek waits */
+		CHECK_TRUE(conq_mpmc_array_is_empty(q)); /* nothing yet */
+		/* C: an FAA past head + n; the cell holds the earlier lap */
+		conq__idx_t c = conq__faa_seq_cst(&q->tail, (conq__idx_t)1);
+		CHECK_FALSE(conq__mpmc_reserve(q, c));
+		CHECK_EQ(conq__load_seq_cst(&q->tail), c); /* handed back */
+		CHECK_TRUE(conq__mpmc_reserve(q, b));
+		conq__mpmc_publish(q, b, E2);
+		CHECK_FALSE(conq_mpmc_array_is_empty(q));
+		CHECK_TRUE(conq__mpmc_reserve(q, a));
+		conq__mpmc_publish(q, a, E1);
+		pthread_join(th, NULL);
+		CHECK_PTR_EQ(w.got, E1);
+		CHECK_FALSE(conq_mpmc_array_is_empty(q));
+		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E1);
+		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
+		CHECK_FALSE(conq_mpmc_array_is_empty(q));
+		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E2);
+		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E2);
+		CHECK_TRUE(conq_mpmc_array_is_empty(q));
+		CHECK_NULL(conq_mpmc_array_poll(q));
+		/* C offers again, now in the window */
+		CHECK_TRUE(conq_mpmc_array_offer(q, E3));
+		CHECK_FALSE(conq_mpmc_array_is_empty(q));
+		CHECK_PTR_EQ(conq_mpmc_array_peek(q), E3);
+		CHECK_PTR_EQ(conq_mpmc_array_poll(q), E3);
 		CHECK_EQ(conq_mpmc_array_size(q), 0);
 		conq_mpmc_array_destroy(q);
 	}
@@ -101,8 +227,7 @@ struct later {
 static void *publish_later(void *arg)
 {
 	struct later *l = (struct later *)arg;
-	struct timespec ts = {0, 20 * 1000 * 1000};
-	nanosleep(&ts, NULL);
+	sleep_ms(20);
 	conq__mpmc_publish(l->q, l->t, E1);
 	return NULL;
 }
@@ -161,10 +286,11 @@ static void case_tombstone(void)
 	conq_mpmc_array_destroy(q);
 }
 
-/* fill gives positions back (the tail moves back) after a peek closed them:
- * the closed positions are lost to producers and skipped by polls, and the
- * queue goes on working. The interleaving of conq__mpmc_unclaim's two steps
- * with a peek, done by hand. */
+/* fill gives positions back (the tail moves back) while a peek waits for
+ * them: the peek, which waited because a producer held the positions, sees
+ * the tail at or below them and returns NULL, closing nothing; the positions
+ * are claimed again by the next offer. The interleaving of
+ * conq__mpmc_unclaim's two steps with a peek, done by hand. */
 static void case_closed_then_unclaimed(void)
 {
 	conq_mpmc_array *q = make(4, 0);
@@ -176,16 +302,22 @@ static void case_closed_then_unclaimed(void)
 	/* unclaim, step 1: undo the RES */
 	conq__store_release(&conq__mpmc_cell_at(q, t)->seq,
 			    conq__mpmc_lap(q, t) | CONQ__MPMC_FREE);
-	/* a peek closes t and t + 1 (claimed, FREE) and finds nothing */
-	CHECK_NULL(conq_mpmc_array_peek(q));
+	struct waiter w = {q, true, NULL, 0};
+	pthread_t th;
+	if (!CHECK_EQ(pthread_create(&th, NULL, run_waiter, &w), 0))
+		return;
+	sleep_ms(30);
+	CHECK_EQ(conq__load_acquire(&w.done), 0); /* peek waits */
 	/* unclaim, step 2: the tail goes back to t */
 	conq__idx_t to = t + 2;
 	CHECK_TRUE(conq__cas_strong_seq_cst(&q->tail, &to, t));
+	pthread_join(th, NULL);
+	CHECK_NULL(w.got);
 	CHECK_TRUE(conq_mpmc_array_is_empty(q));
 	CHECK_NULL(conq_mpmc_array_peek(q));
-	/* offer skips the two closed positions */
+	/* offer takes t again: nothing was closed */
 	CHECK_TRUE(conq_mpmc_array_offer(q, E1));
-	CHECK_EQ(conq__load_seq_cst(&q->tail), t + 3);
+	CHECK_EQ(conq__load_seq_cst(&q->tail), t + 1);
 	CHECK_PTR_EQ(conq_mpmc_array_peek(q), E1);
 	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
 	CHECK_NULL(conq_mpmc_array_poll(q));
@@ -198,11 +330,34 @@ static void case_closed_then_unclaimed(void)
 	conq_mpmc_array_destroy(q);
 }
 
+/* A poll past the tail (its FAA overshot) closes its position at once, as no
+ * producer holds it, and leaves the tail alone; the producer that claims
+ * that position next finds it closed and offers at the next one. */
+static void case_past_tail(void)
+{
+	conq_mpmc_array *q = make(4, 0);
+	if (!CHECK_NOT_NULL(q))
+		return;
+	conq__idx_t h = conq__faa_seq_cst(&q->head, (conq__idx_t)1);
+	CHECK_NULL(conq__mpmc_take(q, h));
+	CHECK_EQ(conq__load_seq_cst(&q->tail), h);
+	CHECK_EQ(conq_mpmc_array_size(q), 0);
+	CHECK_TRUE(conq_mpmc_array_is_empty(q));
+	CHECK_TRUE(conq_mpmc_array_offer(q, E1)); /* h lost, then h + 1 */
+	CHECK_EQ(conq__load_seq_cst(&q->tail), h + 2);
+	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
+	CHECK_NULL(conq_mpmc_array_poll(q));
+	conq_mpmc_array_destroy(q);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-    {"late_producer", case_late_producer},
+    {"poll_waits", case_poll_waits},
+    {"abandoned", case_abandoned},
+    {"look_window", case_look_window},
+    {"past_tail", case_past_tail},
     {"reserved", case_reserved},
     {"tombstone", case_tombstone},
     {"closed_then_unclaimed", case_closed_then_unclaimed},

@@ -33,25 +33,30 @@
  * or one that is not free (a producer past the head + n). Two rules, after
  * SCQ, keep that harmless:
  *
- *  - A consumer that finds its cell still FREE(h) waits a short while
- *    (CONQ__MPMC_SPIN pauses, then CONQ__MPMC_YIELDS sched_yield()s) if a
- *    producer holds position h, not at all otherwise, and then *closes* the
- *    position: CAS FREE(h) -> FREE(h + n). A producer of h that comes later
- *    finds its CAS failing and takes a new position. So a poll never waits
- *    for a producer that has not yet taken its cell, and a preempted producer
- *    delays nobody.
+ *  - A consumer that finds its cell still FREE(h) *closes* the position
+ *    (CAS FREE(h) -> FREE(h + n)) when no producer holds it: the tail is at
+ *    or below h (a poll past the tail; fill handed the position back); a
+ *    producer that claims h later finds its CAS failing and takes a new
+ *    position. If a producer holds h,
+ *    the consumer waits for it (as JCTools' poll waits for a claimed slot),
+ *    re-checking on every slow round whether h became closable, unless that
+ *    producer has abandoned h (next rule): then it closes h.
  *  - A producer whose cell still holds the previous lap waits for that lap's
  *    consumer if it has claimed the position (it is between its claim and
- *    its release), and otherwise gives the position up (the queue was full),
- *    leaving it to its consumer to close.
+ *    its release), and otherwise gives the position up (the queue was full):
+ *    back to the tail if it is the last one claimed, else recorded in a
+ *    small table of abandoned positions (CONQ__MPMC_HOLES entries) for its
+ *    consumer to close. With the table full it waits for a consumer to free
+ *    an entry (or for the head to move, or to be the last claimed).
  *
- * Waits that remain, all for a thread that is inside an operation on this
- * queue and holds the cell (spin, then sched_yield, so a preempted holder
- * gets the CPU back): a poll whose cell is RES (its producer is between two
- * stores), and a thread whose cell is still in the previous lap because that
- * lap's consumer, having claimed it, has not released it yet. JCTools'
- * MpmcArrayQueue waits in the same places, and also for producers that have
- * claimed but not written.
+ * Waits that remain (spin, then sched_yield, so that a preempted thread gets
+ * the CPU back): a poll (or peek) whose producer is between its claim and its
+ * publish (not yet RES, or RES); a thread whose cell is still in the previous
+ * lap because that lap's consumer, having claimed it, has not released it
+ * yet. All are for a thread inside an operation on this queue, as in
+ * JCTools' MpmcArrayQueue. The one exception: an offer that must give up
+ * its position while CONQ__MPMC_HOLES others are abandoned and not yet
+ * closed waits for a consumer to reach one of them.
  *
  * Layout: the producers' tail and their copy of the head share one padded
  * block, the consumers' head and their copy of the tail another; each side
@@ -67,8 +72,8 @@
  *
  *   function                                     caller  progress
  *   offer, offer_bulk, offer_burst, fill           A       see "Waits" above
- *   poll, poll_burst, drain, peek, is_empty        A       see "Waits" above
- *                                                        (peek: as poll)
+ *   poll, poll_burst, drain, peek                  A       see "Waits" above
+ *   is_empty                                       A       waits for RES only
  *   relaxed_offer, relaxed_poll, relaxed_peek      A       lock-free, no wait
  *   size                                           A       lock-free
  *   capacity                                       A       wait-free
@@ -81,23 +86,27 @@
  * producer's reuse of e's cell.
  *
  * Semantics (docs/memory-model.md, conq_mpmc_array, has the pairing table
- * and the argument; its labels are [Q1]..[Q14]):
+ * and the argument; its labels are [Q1]..[Q19]):
  *
  *  - The queue is linearizable. An offer takes its place when it takes its
  *    cell (RES); a poll, when it takes the element; FIFO order is position
  *    order.
- *  - poll returns NULL iff the queue was empty at some moment of the call: no
- *    element, and no offer that has taken its cell (RES) but not yet
- *    published. Precisely: the tail was not past the head.
+ *  - poll returns NULL iff the queue was empty at some moment of the call:
+ *    the tail was not past the head. An offer that has claimed a position
+ *    counts as an element, as in JCTools: poll waits for it. Positions that
+ *    will hold no element (abandoned, tombstones) are passed by poll, which
+ *    then looks at the next.
  *  - offer returns false iff the queue was full at some moment of the call,
  *    counted as in JCTools: positions claimed by offers minus positions
  *    claimed by polls reach capacity(). A poll that has claimed a position
  *    but not yet released its cell counts as done (offer waits for it); an
  *    offer that has claimed a position counts as an element. One departure:
- *    a position an offer gave up (above) counts as an element until a poll
- *    passes it, so offer may fail (and size() count one more) with
- *    capacity() - 1 elements in the queue; that needs a producer stopped
- *    between reading the hint and its FAA while the queue filled up.
+ *    a position an offer abandoned (above; not the last claimed) counts as
+ *    an element until a poll passes it, so offer may fail (and size() count
+ *    one more, and with one consumer "size() > 0, then poll() NULL" can
+ *    happen) with capacity() - 1 elements in the queue; that needs two
+ *    producers stopped between reading the hint and their FAA while the
+ *    queue filled up, and the earlier one to find it full.
  *  - The relaxed variants never wait and may fail spuriously: they claim only
  *    a position whose cell is ready (FREE for relaxed_offer, FULL for
  *    relaxed_poll), with one CAS, and give up otherwise: relaxed_offer fails
@@ -106,10 +115,9 @@
  *  - peek returns the oldest element present when it looked, or NULL if there
  *    was none. With one consumer it returns what that consumer's next poll
  *    returns: it never looks past a position whose producer has claimed it
- *    but not published yet; it waits there as poll would (for a RES cell
- *    until it is FULL; for a producer that has not taken its cell, the same
- *    bounded time), and where poll would close the position, peek closes
- *    it (so peek may write, as poll). relaxed_peek returns NULL there
+ *    but not published yet; it waits there as poll would, and passes only
+ *    positions that will never hold an element (tombstones, abandoned
+ *    positions). It writes nothing. relaxed_peek returns NULL there
  *    instead. With several consumers peek is best effort, as in any MPMC
  *    queue: another consumer may take the element before the caller looks
  *    at it. is_empty writes nothing: it looks past such positions.
@@ -152,15 +160,18 @@ extern "C" {
 #ifndef CONQ__MPMC_SPIN /* pauses before yielding, in every wait */
 #define CONQ__MPMC_SPIN 64u
 #endif
-#ifndef CONQ__MPMC_YIELDS /* sched_yield()s for a late producer, then close */
-#define CONQ__MPMC_YIELDS 1u
-#endif
+#define CONQ__MPMC_HOLES 8u /* abandoned positions recorded at once */
 #define CONQ__MPMC_CHUNK 64u /* fill and drain: positions per claim */
 
 /* Cell states, the low two bits of seq. */
 #define CONQ__MPMC_FREE 0u
 #define CONQ__MPMC_RES	1u
 #define CONQ__MPMC_FULL 2u
+
+/* States of an abandoned-position entry (conq__mpmc_hole). */
+#define CONQ__MPMC_HOLE_EMPTY 0u
+#define CONQ__MPMC_HOLE_BUSY  1u /* being written by the abandoning producer */
+#define CONQ__MPMC_HOLE_READY 2u /* pos is an abandoned position */
 
 /* seq arithmetic. With 64-bit positions, plain uint64_t arithmetic: seq
  * wraps with the positions. With narrow ones (CONQ_INDEX_BITS), positions
@@ -185,6 +196,13 @@ typedef struct conq__mpmc_cell {
 	} u;
 } conq__mpmc_cell;
 
+/* An abandoned position: one a producer claimed and gave up (the queue was
+ * full), waiting for its consumer to close it. */
+typedef struct conq__mpmc_hole {
+	uint32_t state; /* CONQ__MPMC_HOLE_* */
+	conq__idx_t pos;
+} conq__mpmc_hole;
+
 struct conq_mpmc_array {
 	/* Read-mostly: written by init, then only read. */
 	uint64_t cap;  /* capacity(): n, a power of two */
@@ -198,11 +216,20 @@ struct conq_mpmc_array {
 	conq__idx_t headc; /* a past value of head (a hint) */
 	CONQ__PAD_AFTER(pad_prod, 2 * sizeof(conq__idx_t));
 
-	/* Consumer-hot: written by polls (and by closing polls' catch-up of
-	 * the tail). */
+	/* Consumer-hot: written by polls. */
 	conq__idx_t head;  /* next position to poll at */
 	conq__idx_t tailc; /* a past value of tail (a hint) */
 	CONQ__PAD_AFTER(pad_cons, 2 * sizeof(conq__idx_t));
+
+	/* Abandoned positions: written by producers that give a position up
+	 * (rare: an FAA that overshot a full queue, not the last claimed) and
+	 * by the consumers that close them; read by consumers and peeks only
+	 * while they wait for a producer. */
+	uint64_t nholes; /* entries READY or about to be (a hint) */
+	conq__mpmc_hole holes[CONQ__MPMC_HOLES];
+	CONQ__PAD_AFTER(pad_holes,
+			sizeof(uint64_t) +
+			    CONQ__MPMC_HOLES * sizeof(conq__mpmc_hole));
 
 	/* conq__mpmc_cell cells[n] follow, then CONQ_PAD bytes of guard. */
 };
@@ -219,6 +246,8 @@ CONQ__STATIC_ASSERT(offsetof(conq_mpmc_array, head) -
 			    offsetof(conq_mpmc_array, tail) >=
 			CONQ_PAD,
 		    "producer and consumer fields are CONQ_PAD apart");
+CONQ__STATIC_ASSERT(offsetof(conq_mpmc_array, nholes) % CONQ_PAD == 0,
+		    "the abandoned-position table starts a padded block");
 CONQ__STATIC_ASSERT(sizeof(conq_mpmc_array) % CONQ_PAD == 0,
 		    "the cells start a padded block");
 
@@ -290,10 +319,90 @@ static inline void conq__mpmc_backoff(unsigned *k)
 	}
 }
 
+/* P: give up position t, claimed by this thread, whose cell still holds an
+ * earlier lap: true when done; false if the head has meanwhile passed
+ * t - n (the previous lap's consumer has claimed it: the queue is no longer
+ * full, and the caller goes back to waiting for the cell). If t is the last
+ * position claimed, hand it back to the tail; else record it in the
+ * abandoned-position table, so that its consumer closes it instead of
+ * waiting for this thread. Waits (for consumers) only while the table is
+ * full: more than CONQ__MPMC_HOLES positions abandoned at once. */
+static inline bool conq__mpmc_abandon(conq_mpmc_array *q, conq__idx_t t)
+{
+	unsigned k = 0;
+	for (;;) {
+		conq__idx_t x = conq__idx_add(t, 1);
+		/* [Q1] seq_cst: as in claim_put. A consumer of t (past the
+		 * tail, then) finds the tail at or below t and closes t. */
+		if (conq__cas_strong_seq_cst(&q->tail, &x, t))
+			return true;
+		for (unsigned i = 0; i < CONQ__MPMC_HOLES; i++) {
+			conq__mpmc_hole *o = &q->holes[i];
+			uint32_t st = CONQ__MPMC_HOLE_EMPTY;
+			/* relaxed: a pre-check; the CAS decides. */
+			if (conq__load_relaxed(&o->state) != st ||
+			    /* [Q15] acq_rel: pairs with [Q18]: the last
+			     * user's read of pos happens-before our store. */
+			    !conq__cas_strong_acq_rel(&o->state, &st,
+						      CONQ__MPMC_HOLE_BUSY))
+				continue;
+			/* relaxed: published by [Q16]. */
+			conq__store_relaxed(&o->pos, t);
+			/* [Q19] acq_rel: the count, before READY, so that it
+			 * never drops below the READY entries; pairs with
+			 * [Q19] (a hint: consumers look when non-zero). */
+			conq__faa_acq_rel(&q->nholes, (uint64_t)1);
+			/* [Q16] release: pairs with [Q17]: pos is visible
+			 * with READY. */
+			conq__store_release(&o->state, CONQ__MPMC_HOLE_READY);
+			return true;
+		}
+		/* [Q6] seq_cst: pairs with [Q7]. */
+		if (conq__idx_diff(conq__load_seq_cst(&q->head),
+				   conq__idx_sub(t, q->cap)) > 0)
+			return false; /* room again: wait for the cell */
+		conq__mpmc_backoff(&k);
+	}
+}
+
+/* C, peek: is position p abandoned (recorded by conq__mpmc_abandon)? The
+ * entry's index in *slot. Looks only when the count says an entry may be
+ * there. A consumer of p that finds it true may close p. */
+static inline bool conq__mpmc_abandoned(const conq_mpmc_array *q,
+					conq__idx_t p, unsigned *slot)
+{
+	/* [Q19] acquire: the hint, as in abandon. */
+	if (conq__load_acquire(&q->nholes) == 0)
+		return false;
+	for (unsigned i = 0; i < CONQ__MPMC_HOLES; i++)
+		/* [Q17] acquire: pairs with [Q16]: pos is that entry's. */
+		if (conq__load_acquire(&q->holes[i].state) ==
+			CONQ__MPMC_HOLE_READY &&
+		    /* relaxed: ordered by [Q17]; a later owner's value is
+		     * also an abandoned position, and only p's consumer
+		     * removes p's entry. */
+		    conq__load_relaxed(&q->holes[i].pos) == p) {
+			*slot = i;
+			return true;
+		}
+	return false;
+}
+
+/* C: remove entry `slot` (position p, which this thread has just closed). */
+static inline void conq__mpmc_unhole(conq_mpmc_array *q, unsigned slot)
+{
+	/* [Q18] release: pairs with [Q15]: our read of pos happens-before the
+	 * next producer's store into the entry. */
+	conq__store_release(&q->holes[slot].state, CONQ__MPMC_HOLE_EMPTY);
+	/* [Q19] acq_rel: the count, as in abandon. */
+	conq__faa_acq_rel(&q->nholes, (uint64_t)-1);
+}
+
 /* P: take the cell of position t, claimed by this thread: true with the cell
- * RES(t); false if the position is lost (its consumer closed it, or the
- * queue was full: the previous lap's consumer has not claimed its position,
- * which is then left for its own consumer to close). Waits while the
+ * RES(t); false if the position is lost: its consumer closed it (the tail was
+ * then at or below t: this thread claimed it after a poll past the tail), or
+ * the queue was full (the previous lap's consumer has not claimed its
+ * position) and this thread gave t up (conq__mpmc_abandon). Waits while the
  * previous lap's consumer, having claimed it, has not released the cell. */
 static inline bool conq__mpmc_reserve(conq_mpmc_array *q, conq__idx_t t)
 {
@@ -318,8 +427,9 @@ static inline bool conq__mpmc_reserve(conq_mpmc_array *q, conq__idx_t t)
 			return false; /* closed by its consumer */
 		/* [Q6] seq_cst: pairs with [Q7]. */
 		if (conq__idx_diff(conq__load_seq_cst(&q->head),
-				   conq__idx_sub(t, q->cap)) <= 0)
-			return false; /* full: give the position up */
+				   conq__idx_sub(t, q->cap)) <= 0 &&
+		    conq__mpmc_abandon(q, t))
+			return false; /* full: the position is given up */
 		conq__mpmc_backoff(&k);
 		/* [Q2] acquire, as above. */
 		s = conq__load_acquire(&c->seq);
@@ -339,31 +449,20 @@ static inline void conq__mpmc_publish(conq_mpmc_array *q, conq__idx_t t,
 	conq__store_release(&c->seq, conq__mpmc_lap(q, t) | CONQ__MPMC_FULL);
 }
 
-/* C: move the tail past position h, which this thread closed with the tail
- * at or below it, so that producers do not claim closed positions. */
-static inline void conq__mpmc_catchup(conq_mpmc_array *q, conq__idx_t h)
-{
-	/* [Q11] seq_cst: pairs with [Q1], and [Q7] (positions closed past the
-	 * tail were claimed by polls). */
-	conq__idx_t t = conq__load_seq_cst(&q->tail);
-	/* [Q11] seq_cst, as above. */
-	while (conq__idx_diff(t, conq__idx_add(h, 1)) < 0 &&
-	       !conq__cas_strong_seq_cst(&q->tail, &t, conq__idx_add(h, 1)))
-		;
-}
-
 /* C: the element of position h, claimed by this thread; NULL if the position
- * was closed (by this call, or earlier by a peek) or held a tombstone. Waits
- * for a RES cell's producer, and for a previous lap's consumer; waits a
- * bounded time for a producer holding h that has not yet taken the cell, and
- * none if no producer holds h; then closes. */
+ * held none: a tombstone, or a position this call closed because no producer
+ * holds it (the tail is at or below h: a poll past the tail, or fill handed
+ * it back) or because its producer abandoned it (the queue was full). Waits
+ * for a producer that holds h, until it publishes (RES, or not yet taken the
+ * cell: as JCTools' poll waits for a claimed slot), and for a previous lap's
+ * consumer; on the first look and on every yielding round, checks whether h
+ * has become closable. */
 static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 {
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
 	const uint64_t lap = conq__mpmc_lap(q, h);
 	const uint64_t next = CONQ__MPMC_SEQ(lap + (q->cap << 2));
-	unsigned k = 0, late = 0;
-	int owner = -1; /* does a producer hold position h? (-1: unknown) */
+	unsigned k = 0;
 	/* [Q8] acquire: pairs with [Q5]. */
 	uint64_t s = conq__load_acquire(&c->seq);
 	for (;;) {
@@ -379,43 +478,40 @@ static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 			conq__store_release(&c->seq, next);
 			return e;
 		}
-		if (d == CONQ__MPMC_FREE) {
-			if (owner < 0)
-				/* [Q11] seq_cst: pairs with [Q1]. */
-				owner =
-				    conq__idx_diff(conq__load_seq_cst(&q->tail),
-						   h) > 0;
-			if (owner &&
-			    late < CONQ__MPMC_SPIN + CONQ__MPMC_YIELDS) {
-				if (late++ < CONQ__MPMC_SPIN)
-					conq__cpu_relax();
-				else
-					conq__mpmc_yield();
-				/* [Q8] acquire, as above. */
-				s = conq__load_acquire(&c->seq);
+		if (d > CONQ__MPMC_FULL)
+			return NULL; /* not reached: only we move lap h on */
+		if (d == CONQ__MPMC_FREE && (k == 0 || k >= CONQ__MPMC_SPIN)) {
+			unsigned slot = 0;
+			/* [Q11] seq_cst: pairs with [Q1]. */
+			if (conq__idx_diff(conq__load_seq_cst(&q->tail), h) <=
+			    0) {
+				/* [Q10] acq_rel: pairs with [Q3]: close h
+				 * to a producer that claims it from now on;
+				 * its reserve fails, and it claims another.
+				 * The tail is left alone: raising it past h
+				 * would leave positions below h that no
+				 * producer holds, whose consumers would then
+				 * wait for nobody. */
+				if (conq__cas_strong_acq_rel(&c->seq, &s,
+							     next))
+					return NULL;
 				continue;
 			}
-			/* [Q10] acq_rel: pairs with [Q3]: close the position
-			 * to its producer, if it has not taken the cell. */
-			if (conq__cas_strong_acq_rel(&c->seq, &s, next)) {
-				if (!owner)
-					conq__mpmc_catchup(q, h);
-				return NULL;
+			if (conq__mpmc_abandoned(q, h, &slot)) {
+				/* [Q10] acq_rel, as above; its producer has
+				 * given h up, so the CAS cannot fail. */
+				if (conq__cas_strong_acq_rel(&c->seq, &s,
+							     next)) {
+					conq__mpmc_unhole(q, slot);
+					return NULL;
+				}
+				continue;
 			}
-			continue;
 		}
-		if (d > CONQ__MPMC_FULL) {
-			/* Closed by a peek (only we move a claimed position
-			 * on otherwise). If the tail has meanwhile been
-			 * moved back below h (fill's unclaim), catch it up as
-			 * a close of our own would. */
-			conq__mpmc_catchup(q, h);
-			return NULL;
-		}
-		/* RES: the producer is writing. Earlier lap: its consumer has
-		 * claimed it (positions are claimed in order) and not yet
-		 * released the cell. Either way, a thread inside an
-		 * operation. */
+		/* FREE: a producer holds h and has not taken the cell. RES:
+		 * it is writing. Earlier lap: its consumer has claimed it
+		 * (positions are claimed in order) and not yet released the
+		 * cell. Each time, a thread inside an operation. */
 		conq__mpmc_backoff(&k);
 		/* [Q8] acquire, as above. */
 		s = conq__load_acquire(&c->seq);
@@ -549,9 +645,8 @@ static inline bool conq_mpmc_array_relaxed_offer(conq_mpmc_array *q, void *e)
 }
 
 /* Poll: the oldest element, or NULL iff the queue was empty at some moment
- * of the call. A. Waits for a producer between its two stores, and for a
- * poll releasing the cell's previous lap; a bounded time for a producer that
- * has claimed but not taken the cell (then skips it). Acquire. */
+ * of the call. A. Waits for a producer between its claim and its publish,
+ * and for a poll releasing the cell's previous lap. Acquire. */
 static inline void *conq_mpmc_array_poll(conq_mpmc_array *q)
 {
 	for (;;) {
@@ -634,9 +729,8 @@ static inline void *conq__mpmc_look(const conq_mpmc_array *q, uint64_t limit,
 					return e;
 				/* else a tombstone: look further */
 			} else if (d > CONQ__MPMC_FULL) {
-				/* Taken (a consumer claimed p: the head moved)
-				 * or closed by a peek (the head need not
-				 * move: then nothing is here, for good).
+				/* Taken or closed by its consumer, who
+				 * claimed p: the head moved.
 				 * [Q12] seq_cst: as above. */
 				if (!strict ||
 				    conq__load_seq_cst(&q->head) != h)
@@ -654,17 +748,18 @@ static inline void *conq__mpmc_look(const conq_mpmc_array *q, uint64_t limit,
 
 /* peek at position p (h: the head when the scan began, p in [h, h + n) and
  * below the tail then): 1 with *out the element; 0 if p holds none and
- * never will (a tombstone, or closed); -1 if a consumer has moved (rescan).
- * Never passes a position that may still get an element: waits for a RES
- * cell's producer and for the previous lap's consumer; waits for a producer
- * that has claimed p but not taken the cell exactly as a poll of p would
- * (the bounded wait of take), and then closes p as that poll would. */
-static inline int conq__mpmc_peek_at(conq_mpmc_array *q, conq__idx_t p,
+ * never will (a tombstone, or an abandoned position); -1 if a consumer has
+ * moved (rescan); -2 if no producer holds p any more (the tail is at or
+ * below it: no element at p or above). Writes nothing. Never passes a
+ * position that may still get an element: waits for a RES cell's producer,
+ * for a producer that holds p and has not taken the cell (as poll does), and
+ * for the previous lap's consumer. */
+static inline int conq__mpmc_peek_at(const conq_mpmc_array *q, conq__idx_t p,
 				     conq__idx_t h, void **out)
 {
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, p);
 	const uint64_t lap = conq__mpmc_lap(q, p);
-	unsigned k = 0, late = 0;
+	unsigned k = 0;
 	/* [Q12] acquire: pairs with [Q5] and [Q9]. */
 	uint64_t s = conq__load_acquire(&c->seq);
 	for (;;) {
@@ -684,35 +779,23 @@ static inline int conq__mpmc_peek_at(conq_mpmc_array *q, conq__idx_t p,
 			return 1;
 		}
 		if (d > CONQ__MPMC_FULL) {
-			/* Taken (then a consumer claimed p: the head moved
-			 * past h) or closed (by a peek: the head need not
-			 * move). [Q12] seq_cst: pairs with [Q7]. */
+			/* Taken or closed by its consumer, who claimed p: the
+			 * head moved past h. [Q12] seq_cst: pairs with [Q7]. */
 			return conq__load_seq_cst(&q->head) == h ? 0 : -1;
 		}
-		if (d == CONQ__MPMC_FREE) {
-			/* A producer holds p (p was below the tail), or held
-			 * it and gave it up: wait as take does, then close. */
-			if (late < CONQ__MPMC_SPIN + CONQ__MPMC_YIELDS) {
-				if (late++ < CONQ__MPMC_SPIN)
-					conq__cpu_relax();
-				else
-					conq__mpmc_yield();
-				/* [Q12] acquire, as above. */
-				s = conq__load_acquire(&c->seq);
-				continue;
-			}
-			/* [Q10] acq_rel: pairs with [Q3]: close the position
-			 * to its producer, as its poll would; that poll will
-			 * find it closed and move on. */
-			if (conq__cas_strong_acq_rel(
-				&c->seq, &s,
-				CONQ__MPMC_SEQ(lap + (q->cap << 2))))
+		if (d == CONQ__MPMC_FREE && (k == 0 || k >= CONQ__MPMC_SPIN)) {
+			unsigned slot = 0;
+			/* [Q12] seq_cst: pairs with [Q1]. */
+			if (conq__idx_diff(conq__load_seq_cst(&q->tail), p) <= 0)
+				return -2;
+			if (conq__mpmc_abandoned(q, p, &slot))
 				return 0;
-			continue;
 		}
-		/* RES: the producer is writing. Earlier lap: its consumer has
-		 * claimed it and not yet released the cell. Either way, a
-		 * thread inside an operation. */
+		/* FREE: a producer holds p and has not taken the cell. RES:
+		 * it is writing. Earlier lap (p - n is below h): its consumer
+		 * has claimed it and not yet released the cell. Either way, a
+		 * thread inside an operation; never the caller, which is in
+		 * no other operation on this queue. */
 		conq__mpmc_backoff(&k);
 		/* [Q12] acquire, as above. */
 		s = conq__load_acquire(&c->seq);
@@ -723,11 +806,12 @@ static inline int conq__mpmc_peek_at(conq_mpmc_array *q, conq__idx_t p,
  * when it looked. With one consumer (no other poll or peek running), the
  * element is the one the caller's next poll returns: peek never looks past
  * a position that may still receive an element; it waits where that poll
- * would wait, and closes a position whose producer is late where that poll
- * would close it (the producer then offers at a later position). With
- * several consumers, best effort: another consumer may take the element
- * right after, or close or take a position while peek looks. A. Waits as
- * poll. Acquire. */
+ * would wait, and passes only tombstones and abandoned positions, which that
+ * poll skips. It writes nothing, so every element lies within a capacity of
+ * the head, and a scan of capacity() positions sees them all. With several
+ * consumers, best effort: another consumer may take the element right
+ * after, or take or close a position while peek looks (peek then rescans).
+ * A. Waits as poll. Acquire. */
 static inline void *conq_mpmc_array_peek(conq_mpmc_array *q)
 {
 	for (;;) {
@@ -748,7 +832,7 @@ static inline void *conq_mpmc_array_peek(conq_mpmc_array *q)
 				return e;
 		}
 		/* [Q12] seq_cst: as above. */
-		if (r == 0 && conq__load_seq_cst(&q->head) == h)
+		if (r != -1 && conq__load_seq_cst(&q->head) == h)
 			return NULL;
 	}
 }
@@ -787,11 +871,11 @@ static inline size_t conq_mpmc_array_size(const conq_mpmc_array *q)
 	return (uint64_t)n > q->cap ? (size_t)q->cap : (size_t)n;
 }
 
-/* True if the queue held no element when it looked. Unlike peek, it writes
- * nothing: it looks past a position whose producer has not taken its cell
- * (no element there yet) instead of closing it. From the only consumer,
- * false means the next poll returns an element. A. Waits only for a producer
- * between its two stores. */
+/* True if the queue held no element when it looked. Unlike peek, it looks
+ * past a position whose producer has not taken its cell (no element there
+ * yet) instead of waiting for it; like peek, it writes nothing. From the
+ * only consumer, false means the next poll returns an element. A. Waits only
+ * for a producer between its two stores. */
 static inline bool conq_mpmc_array_is_empty(const conq_mpmc_array *q)
 {
 	return conq__mpmc_look(q, UINT64_MAX, true) == NULL;

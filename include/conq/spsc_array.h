@@ -157,8 +157,14 @@ static inline void conq__spsc_array_put(conq_spsc_array *q, conq__idx_t p,
 		pos = 0;
 	q->ppos = pos;
 	/* [S1] release: publishes the element(s) and everything the producer
-	 * wrote before; pairs with [S2] (the consumer's acquire of the slot). */
+	 * wrote before; pairs with [S2] (the consumer's acquire of the slot).
+	 * (CONQ_TEST_MUTANT_WEAK_PUBLISH: a deliberately broken test build
+	 * that conq-stress must catch; stress/CMakeLists.txt.) */
+#ifdef CONQ_TEST_MUTANT_WEAK_PUBLISH
+	conq__store_relaxed(&slots[first], es[0]);
+#else
 	conq__store_release(&slots[first], es[0]);
+#endif
 	/* [S5] release: pairs with [S6] (size/is_empty), so a thread that sees
 	 * the queue non-empty also sees the element. */
 	conq__store_release(&q->pidx, conq__idx_add(p, n));
@@ -193,8 +199,12 @@ static inline bool conq_spsc_array_relaxed_offer(conq_spsc_array *q, void *e)
 static inline void *conq__spsc_array_head(const conq_spsc_array *q)
 {
 	/* [S2] acquire: pairs with [S1]; the payload behind the element is
-	 * visible once its slot is. */
+	 * visible once its slot is. (The mutant build: see [S1].) */
+#ifdef CONQ_TEST_MUTANT_WEAK_PUBLISH
+	return conq__load_relaxed(&conq__spsc_array_slots(q)[q->cpos]);
+#else
 	return conq__load_acquire(&conq__spsc_array_slots(q)[q->cpos]);
+#endif
 }
 
 /* C: consume the n elements from cidx on (already read). Clears slots in

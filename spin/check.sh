@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# spin/check.sh - exhaustive Spin searches of conq's array index protocols
+# (spsc.pml, mpsc.pml, mpmc.pml; docs/stress.md, "Spin models").
+#
+# Usage: spin/check.sh [--bugs] [WORKDIR]
+#   For each model and configuration: spin -a, gcc pan.c, then the full
+#   search: safety (assertions, invalid end states) and, where marked,
+#   progress (non-progress cycles under weak fairness, pan -l -f). Prints
+#   states stored and time per search; fails unless every search reports
+#   "errors: 0". Ends with "N passed, N failed".
+#   --bugs: instead, build each model with each planted bug (-DBUG=n) and
+#   fail unless every one of them reports errors > 0.
+# Exit status: 0 all passed, 1 a failure, 77 spin or a C compiler missing.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUGS=0
+if [ "${1:-}" = "--bugs" ]; then
+	BUGS=1
+	shift
+fi
+WORK=${1:-}
+CC=${CC:-cc}
+
+if ! command -v spin >/dev/null 2>&1; then
+	echo "SKIP: spin is not installed (Debian: apt-get install spin)"
+	exit 77
+fi
+if ! command -v "$CC" >/dev/null 2>&1; then
+	echo "SKIP: no C compiler ($CC) for pan.c"
+	exit 77
+fi
+if [ -z "$WORK" ]; then
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/conq-spin.XXXXXX") || exit 1
+	trap 'rm -rf "$WORK"' EXIT
+fi
+mkdir -p "$WORK" || exit 1
+echo "$(spin -V | head -n 1); work directory $WORK"
+
+PASSED=0
+FAILED=0
+
+# search NAME MODEL MODE "SPIN_DEFINES" -> prints one line, sets $RESULT
+# to the errors count (or "?" if pan did not report). MODE: safety|progress.
+search() {
+	name=$1 model=$2 mode=$3 defs=$4
+	dir="$WORK/$name.$mode"
+	rm -rf "$dir" && mkdir -p "$dir" && cp "$HERE/$model" "$dir/" || return 1
+	if ! (cd "$dir" && spin $defs -a "$model" >spin.log 2>&1); then
+		sed 's/^/    /' "$dir/spin.log"
+		RESULT="?"
+		return 0
+	fi
+	if [ "$mode" = progress ]; then
+		cflags="-O2 -DNP -DCOLLAPSE" run="-l -f"
+	else
+		cflags="-O2 -DSAFETY -DCOLLAPSE" run=""
+	fi
+	if ! (cd "$dir" && $CC $cflags -o pan pan.c >cc.log 2>&1); then
+		sed 's/^/    /' "$dir/cc.log"
+		RESULT="?"
+		return 0
+	fi
+	(cd "$dir" && ./pan -m10000000 $run >pan.log 2>&1)
+	RESULT=$(sed -n 's/.*errors: \([0-9][0-9]*\).*/\1/p' "$dir/pan.log")
+	[ -n "$RESULT" ] || RESULT="?"
+	states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$dir/pan.log")
+	secs=$(sed -n 's/.*elapsed time \([0-9.e+]*\) seconds.*/\1/p' "$dir/pan.log")
+	first=$(grep -m1 -E '^pan:1:' "$dir/pan.log")
+	printf '  %-34s %-8s errors: %s, %s states stored, %s s%s\n' \
+		"$name" "$mode" "$RESULT" "${states:-?}" "${secs:-?}" \
+		"${first:+ ($first)}"
+	grep -q 'max search depth too small' "$dir/pan.log" &&
+		echo "    (warning: max search depth too small)"
+	return 0
+}
+
+# The configurations: NAME MODEL MODES DEFINES
+CONFIGS="
+spsc:1p1c               spsc.pml safety,progress
+mpsc:2p1c               mpsc.pml safety,progress
+mpmc:2p2c,k=1,claims=2  mpmc.pml safety          -DNP=2_-DNC=2_-DK=1_-DCLAIMS=2
+mpmc:2p1c,k=2,claims=4  mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DCLAIMS=4
+mpmc:2p1c,k=1,claims=3  mpmc.pml progress        -DNP=2_-DNC=1_-DK=1_-DCLAIMS=3
+mpmc:1p2c,k=2,claims=4  mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DCLAIMS=4
+"
+# Planted bugs per model (each must be caught: errors > 0).
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3"
+
+T0=$(date +%s)
+if [ $BUGS -eq 0 ]; then
+	echo "$CONFIGS" | while read -r name model modes defs; do
+		[ -n "$name" ] || continue
+		defs=$(echo "${defs:-}" | tr '_' ' ')
+		for mode in $(echo "$modes" | tr ',' ' '); do
+			search "$name" "$model" "$mode" "$defs"
+			if [ "$RESULT" = 0 ]; then
+				echo pass
+			else
+				echo fail
+			fi >>"$WORK/results"
+		done
+	done
+else
+	for mb in $BUGLIST; do
+		model=${mb%%:*}
+		for b in $(echo "${mb#*:}" | tr ',' ' '); do
+			defs="-DBUG=$b"
+			# mpmc: the smallest configuration that shows each bug.
+			case $model in
+			mpmc.pml) defs="$defs -DNP=2 -DNC=1 -DK=2 -DCLAIMS=4" ;;
+			esac
+			search "${model%.pml}:bug$b" "$model" safety "$defs"
+			if [ "$RESULT" != 0 ] && [ "$RESULT" != "?" ]; then
+				echo pass
+			else
+				echo fail
+				echo "    planted bug $b of $model was NOT caught"
+			fi >>"$WORK/results"
+		done
+	done
+fi
+PASSED=$(grep -c '^pass' "$WORK/results" 2>/dev/null)
+FAILED=$(grep -c '^fail' "$WORK/results" 2>/dev/null)
+grep -v -E '^(pass|fail)$' "$WORK/results" 2>/dev/null
+echo "total $(($(date +%s) - T0)) s"
+echo "${PASSED:-0} passed, ${FAILED:-0} failed"
+[ "${FAILED:-0}" -eq 0 ] && [ "${PASSED:-0}" -gt 0 ]

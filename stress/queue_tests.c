@@ -1,0 +1,1226 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * stress/queue_tests.c - conq-stress tests through the real queue code, on
+ * every family of the tests' descriptor table (tests/queues.h, tq_queues):
+ *
+ *   q.<shape>.<family>        the queue contract, shape by shape;
+ *   q.<shape>.wrap.<family>   the same with every index started a few
+ *                             operations below 2^64 (conq__<family>_init_at);
+ *   mm.<label>.<family>       one test per labelled pair of
+ *                             docs/memory-model.md, exercising that pair's
+ *                             publication through the code path that holds it.
+ *
+ * Each state holds a small queue built in place (memsize/init) and the plain
+ * payloads of its elements; elements are pointers to those payloads.
+ * Producers write a payload with plain stores right before offering it;
+ * consumers check it with plain loads right after taking it, so a broken
+ * release/acquire pair shows as a FORBIDDEN "payload not visible" here and
+ * as a data race under ThreadSanitizer. The arbiter drains what is left and
+ * checks exactly-once delivery and FIFO order (per producer and, the
+ * families being FIFO_TOTAL, the initial contents first).
+ *
+ * Shapes (the actors; the table of each is below):
+ *  publish    P producers offer (offer, offer_bulk, fill, ...) || C
+ *             consumers take (poll, poll_burst, drain, ...);
+ *  recycle    a full queue; the consumer peeks the head and reads its
+ *             payload, then consumes it || producer(s) wait for room (a
+ *             successful offer, is_empty(), size()) and then overwrite that
+ *             payload: the consumer's reads must happen-before the reuse;
+ *  nonempty   producers offer || the consumer polls, probes is_empty() or
+ *             size(), polls again: "not empty" must make that poll succeed;
+ *  offer_poll P single offers || C single polls on a queue prefilled with k
+ *             elements; the arbiter searches for a sequential order of the
+ *             operations that explains the returns and the final contents
+ *             (the linearizable set);
+ *  peek       producer offers two || peek, then poll: equal (or peek NULL);
+ *  peek_race  producer offers two || consumer 0 peeks || consumer 1 polls;
+ *  size       producer offers || consumer polls || an observer reads size()
+ *             and is_empty(): always within [0, capacity].
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stress.h"
+
+#include "conq/conq.h"
+#include "queues.h"
+
+#define QMAXE  12 /* payloads per state: elements offered and prefilled */
+#define QMAXL  16 /* elements a list (a consumer's, the drain's) may hold */
+#define QTRIES 400
+
+enum q_scen {
+	QS_PUBLISH,
+	QS_RECYCLE,
+	QS_NONEMPTY,
+	QS_OFFER_POLL,
+	QS_PEEK,
+	QS_PEEK_RACE,
+	QS_SIZE
+};
+
+enum q_op {
+	OP_OFFER,
+	OP_BULK,
+	OP_BURST,
+	OP_FILL,
+	OP_RELAXED_OFFER,
+	OP_POLL,
+	OP_POLL_BURST,
+	OP_DRAIN,
+	OP_RELAXED_POLL,
+	OP_IS_EMPTY,
+	OP_SIZE
+};
+
+struct qparam {
+	const struct tq_desc *d;
+	enum q_scen scen;
+	unsigned np, nc; /* producers, consumers */
+	enum q_op pop;	 /* producers' op (recycle: how room is seen) */
+	enum q_op cop;	 /* consumers' op */
+	enum q_op probe; /* nonempty: OP_IS_EMPTY or OP_SIZE */
+	size_t cap;	 /* requested capacity */
+	int prefill;	 /* elements offered by init; -1: capacity() */
+	unsigned per;	 /* elements per producer */
+	bool wrap;	 /* indices start just below 2^64 */
+	bool may_fail;	 /* publish: offers may fail (queue smaller) */
+	size_t qoff;	 /* offset of the queue in the state */
+};
+
+struct qpay {
+	uint64_t tag, a, b, c;
+};
+
+struct qlist {
+	uint8_t id[QMAXL];
+	unsigned n;
+	int bad; /* a payload that did not check */
+};
+
+struct qstate {
+	const struct qparam *p;
+	void *q;
+	unsigned npre;	     /* elements prefilled */
+	uint32_t offered[2]; /* producer i: bit k set = element k offered */
+	unsigned recycled;   /* producers that reused the head's payload */
+	int64_t v[4];	     /* shape-specific observations */
+	struct qlist got[2]; /* what each consumer took, in order */
+	struct qpay pay[QMAXE];
+};
+
+/* ---- payloads and element ids ---- */
+
+static inline unsigned prod_id(const struct qparam *p, unsigned i, unsigned k)
+{
+	return i * p->per + k;
+}
+static inline unsigned pre_id(const struct qparam *p, unsigned m)
+{
+	return p->np * p->per + m;
+}
+
+static inline void pay_write(struct qstate *s, unsigned id)
+{
+	struct qpay *y = &s->pay[id];
+	uint64_t t = id + 1;
+	y->tag = t;
+	y->a = t * 0x9E3779B97F4A7C15ULL;
+	y->b = ~t;
+	y->c = t ^ 0x5555AAAA5555AAAAULL;
+}
+
+/* Overwrite a consumed element's payload (the producer reusing a buffer). */
+static inline void pay_recycle(struct qstate *s, unsigned id)
+{
+	struct qpay *y = &s->pay[id];
+	y->tag = 0xdead;
+	y->a = 0xdeadbeef;
+	y->b = 0;
+	y->c = 1;
+}
+
+static inline bool pay_ok(const struct qstate *s, unsigned id)
+{
+	const struct qpay *y = &s->pay[id];
+	uint64_t t = id + 1;
+	return y->tag == t && y->a == t * 0x9E3779B97F4A7C15ULL && y->b == ~t &&
+	       y->c == (t ^ 0x5555AAAA5555AAAAULL);
+}
+
+static inline void *elem(struct qstate *s, unsigned id)
+{
+	return &s->pay[id];
+}
+
+/* Element -> id; QMAXE for a pointer that is not one of ours. */
+static inline unsigned id_of(const struct qstate *s, const void *e)
+{
+	const struct qpay *y = e;
+	if (y < s->pay || y >= s->pay + QMAXE)
+		return QMAXE;
+	return (unsigned)(y - s->pay);
+}
+
+static inline void list_add(struct qstate *s, struct qlist *l, void *e,
+			    bool check)
+{
+	unsigned id = id_of(s, e);
+	if (id == QMAXE || (check && !pay_ok(s, id)))
+		l->bad = 1;
+	if (l->n < QMAXL)
+		l->id[l->n++] = (uint8_t)(id == QMAXE ? 255 : id);
+	else
+		l->bad = 1;
+}
+
+/* ---- state init: a fresh queue in place, prefilled ---- */
+
+static void q_init(void *st, const struct cs_test *t, uint64_t k)
+{
+	struct qstate *s = st;
+	const struct qparam *p = t->param;
+	const struct tq_desc *d = p->d;
+	char *mem = (char *)st + p->qoff;
+	s->p = p;
+	/* wrap: the queue's first index is 1..5 operations below 2^64, so the
+	 * prefill and the racing operations cross the wrap. */
+	s->q = p->wrap ? d->init_at(mem, p->cap, UINT64_MAX - k % 5)
+		       : d->init(mem, p->cap);
+	if (s->q == NULL)
+		abort(); /* the parameters are the harness's: a harness bug */
+	unsigned n =
+	    p->prefill < 0 ? (unsigned)d->capacity(s->q) : (unsigned)p->prefill;
+	s->npre = n;
+	for (unsigned m = 0; m < n; m++) {
+		unsigned id = pre_id(p, m);
+		pay_write(s, id);
+		if (!d->offer(s->q, elem(s, id)))
+			abort();
+	}
+}
+
+/* ---- producers ---- */
+
+struct qfill {
+	struct qstate *s;
+	unsigned i, k, n;
+};
+
+static void *q_supply(void *ctx)
+{
+	struct qfill *f = ctx;
+	if (f->k == f->n)
+		return NULL;
+	unsigned id = prod_id(f->s->p, f->i, f->k);
+	pay_write(f->s, id);
+	f->s->offered[f->i] |= 1u << f->k;
+	f->k++;
+	return elem(f->s, id);
+}
+
+/* Offer producer i's elements with op; record which were offered. */
+static void q_offer_all(struct qstate *s, unsigned i, enum q_op op)
+{
+	const struct qparam *p = s->p;
+	const struct tq_desc *d = p->d;
+	void *es[QMAXE];
+	unsigned n = p->per;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned id = prod_id(p, i, k);
+		pay_write(s, id);
+		es[k] = elem(s, id);
+	}
+	switch (op) {
+	case OP_BULK:
+		if (d->offer_bulk(s->q, es, n) == n)
+			s->offered[i] = (1u << n) - 1;
+		break;
+	case OP_BURST: {
+		size_t m = d->offer_burst(s->q, es, n);
+		s->offered[i] = (uint32_t)((1u << m) - 1);
+		break;
+	}
+	case OP_FILL: {
+		struct qfill f = {s, i, 0, n};
+		size_t m = d->fill(s->q, q_supply, &f, n);
+		/* Everything supplied must have been enqueued. */
+		if (m != f.k)
+			s->v[3] = 1;
+		break;
+	}
+	default:
+		for (unsigned k = 0; k < n; k++) {
+			bool ok = op == OP_RELAXED_OFFER
+				      ? d->relaxed_offer(s->q, es[k])
+				      : d->offer(s->q, es[k]);
+			if (ok)
+				s->offered[i] |= 1u << k;
+		}
+		break;
+	}
+}
+
+/* recycle: wait (bounded) for room, seen through op, then reuse the head's
+ * payload. The head is the first prefilled element. */
+static void q_recycle(struct qstate *s, unsigned i)
+{
+	const struct qparam *p = s->p;
+	const struct tq_desc *d = p->d;
+	unsigned id = prod_id(p, i, 0);
+	void *e = elem(s, id);
+	pay_write(s, id);
+	unsigned spins = 0;
+	for (unsigned t = 0; t < QTRIES; t++) {
+		bool room;
+		switch (p->pop) {
+		case OP_BULK:
+			room = d->offer_bulk(s->q, &e, 1) == 1;
+			break;
+		case OP_RELAXED_OFFER:
+			room = d->relaxed_offer(s->q, e);
+			break;
+		case OP_IS_EMPTY:
+			room = d->is_empty(s->q);
+			break;
+		case OP_SIZE:
+			room = d->size(s->q) < s->npre;
+			break;
+		default:
+			room = d->offer(s->q, e);
+			break;
+		}
+		if (room) {
+			if (p->pop != OP_IS_EMPTY && p->pop != OP_SIZE)
+				s->offered[i] = 1;
+			/* A plain reuse: safe only because the consumer's
+			 * reads happen-before the room we just saw. */
+			pay_recycle(s, pre_id(p, 0));
+			__atomic_fetch_add(&s->recycled, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		cs_spin(&spins);
+	}
+}
+
+static void q_producer(struct qstate *s, unsigned i)
+{
+	const struct qparam *p = s->p;
+	switch (p->scen) {
+	case QS_RECYCLE:
+		q_recycle(s, i);
+		break;
+	case QS_PUBLISH:
+		q_offer_all(s, i, p->pop);
+		break;
+	default:
+		q_offer_all(s, i, OP_OFFER);
+		break;
+	}
+}
+
+/* ---- consumers ---- */
+
+struct qdrain {
+	struct qstate *s;
+	struct qlist *l;
+	bool check;
+};
+
+static void q_consume_cb(void *ctx, void *e)
+{
+	struct qdrain *c = ctx;
+	list_add(c->s, c->l, e, c->check);
+}
+
+/* Take up to n elements with op into l; returns how many. */
+static unsigned q_take(struct qstate *s, struct qlist *l, enum q_op op,
+		       unsigned n, bool check)
+{
+	const struct tq_desc *d = s->p->d;
+	unsigned got = 0;
+	switch (op) {
+	case OP_POLL_BURST: {
+		void *out[QMAXL];
+		size_t m = d->poll_burst(s->q, out, n);
+		for (size_t k = 0; k < m; k++)
+			list_add(s, l, out[k], check);
+		return (unsigned)m;
+	}
+	case OP_DRAIN: {
+		struct qdrain c = {s, l, check};
+		return (unsigned)d->drain(s->q, q_consume_cb, &c, n);
+	}
+	default:
+		for (unsigned k = 0; k < n; k++) {
+			void *e = op == OP_RELAXED_POLL ? d->relaxed_poll(s->q)
+							: d->poll(s->q);
+			if (e != NULL) {
+				list_add(s, l, e, check);
+				got++;
+			}
+		}
+		return got;
+	}
+}
+
+static void q_consumer(struct qstate *s, unsigned j)
+{
+	const struct qparam *p = s->p;
+	const struct tq_desc *d = p->d;
+	struct qlist *l = &s->got[j];
+	switch (p->scen) {
+	case QS_PUBLISH: {
+		/* As many attempts as elements exist; each may find none. */
+		unsigned total = p->np * p->per + s->npre;
+		for (unsigned k = 0; k < total; k++)
+			q_take(s, l, p->cop, 1, true);
+		break;
+	}
+	case QS_OFFER_POLL:
+		q_take(s, l, OP_POLL, 1, true);
+		break;
+	case QS_RECYCLE: {
+		void *e = d->peek(s->q);
+		unsigned hid = e ? id_of(s, e) : QMAXE;
+		s->v[0] = e == NULL ? 0 : hid < QMAXE && pay_ok(s, hid) ? 1 : 2;
+		/* Consume it; its payload may be reused from now on, so it
+		 * is not checked again. */
+		unsigned spins = 0;
+		for (unsigned t = 0; t < QTRIES; t++) {
+			if (q_take(s, l, p->cop, 1, false))
+				break;
+			cs_spin(&spins);
+		}
+		s->v[1] = l->n == 1 && e != NULL && l->id[0] == hid;
+		break;
+	}
+	case QS_NONEMPTY: {
+		s->v[0] = q_take(s, l, OP_POLL, 1, true);
+		s->v[1] = p->probe == OP_SIZE ? d->size(s->q) > 0
+					      : !d->is_empty(s->q);
+		s->v[2] = q_take(s, l, OP_POLL, 1, true);
+		break;
+	}
+	case QS_PEEK: {
+		void *e = d->peek(s->q);
+		unsigned id = e ? id_of(s, e) : QMAXE;
+		s->v[0] = e == NULL ? 0 : (int64_t)id + 1;
+		if (e != NULL && (id == QMAXE || !pay_ok(s, id)))
+			l->bad = 1;
+		void *x = d->poll(s->q);
+		s->v[1] = x == NULL ? 0 : (int64_t)id_of(s, x) + 1;
+		if (x != NULL)
+			list_add(s, l, x, true);
+		break;
+	}
+	case QS_PEEK_RACE:
+		if (j == 0) {
+			void *e = d->peek(s->q);
+			unsigned id = e ? id_of(s, e) : QMAXE;
+			s->v[0] = e == NULL ? 0 : (int64_t)id + 1;
+			if (e != NULL && (id == QMAXE || !pay_ok(s, id)))
+				l->bad = 1;
+		} else {
+			void *x = d->poll(s->q);
+			s->v[2] = x == NULL ? 0 : (int64_t)id_of(s, x) + 1;
+			if (x != NULL)
+				list_add(s, l, x, true);
+		}
+		break;
+	case QS_SIZE:
+		q_take(s, l, OP_POLL, 1, true);
+		break;
+	}
+}
+
+static void q_observer(struct qstate *s)
+{
+	const struct tq_desc *d = s->p->d;
+	s->v[0] = (int64_t)d->size(s->q);
+	s->v[1] = d->is_empty(s->q);
+	s->v[2] = (int64_t)d->size(s->q);
+}
+
+CS_ACTOR(q_p0, struct qstate, s, r)
+{
+	q_producer(s, 0);
+}
+CS_ACTOR(q_p1, struct qstate, s, r)
+{
+	q_producer(s, 1);
+}
+CS_ACTOR(q_c0, struct qstate, s, r)
+{
+	q_consumer(s, 0);
+}
+CS_ACTOR(q_c1, struct qstate, s, r)
+{
+	q_consumer(s, 1);
+}
+CS_ACTOR(q_obs, struct qstate, s, r)
+{
+	q_observer(s);
+}
+
+/* ---- the arbiter: drain, exactly-once, order ---- */
+
+/* Drain what is left (poll until the queue is empty: an mpmc poll may
+ * return NULL for a closed position with elements behind it). */
+static void q_drain_rest(struct qstate *s, struct qlist *l)
+{
+	const struct tq_desc *d = s->p->d;
+	for (unsigned k = 0; k < 4 * QMAXL; k++) {
+		void *e = d->poll(s->q);
+		if (e != NULL)
+			list_add(s, l, e, true);
+		else if (d->is_empty(s->q))
+			break;
+	}
+}
+
+struct qverdict {
+	bool lost, dup, order;
+};
+
+static struct qverdict q_check(struct qstate *s, const struct qlist *rest)
+{
+	const struct qparam *p = s->p;
+	struct qverdict v = {false, false, false};
+	unsigned count[QMAXE + 1] = {0};
+	const struct qlist *lists[3] = {&s->got[0], &s->got[1], rest};
+	unsigned nl = 3;
+	unsigned nprod = p->np * p->per;
+
+	for (unsigned li = 0; li < nl; li++)
+		for (unsigned k = 0; k < lists[li]->n; k++) {
+			unsigned id = lists[li]->id[k];
+			count[id < QMAXE ? id : QMAXE]++;
+		}
+	if (count[QMAXE])
+		v.dup = true;
+	for (unsigned id = 0; id < QMAXE; id++) {
+		bool expected;
+		if (id < nprod)
+			expected =
+			    (s->offered[id / p->per] >> (id % p->per)) & 1;
+		else
+			expected = id < nprod + s->npre;
+		if (expected && count[id] == 0)
+			v.lost = true;
+		if (count[id] > (expected ? 1u : 0u))
+			v.dup = true;
+	}
+	/* Sources: producer i, or the prefill (source np). */
+	for (unsigned li = 0; li < nl; li++) {
+		const struct qlist *l = lists[li];
+		int last[3] = {-1, -1, -1};
+		bool seen_prod = false;
+		for (unsigned k = 0; k < l->n; k++) {
+			unsigned id = l->id[k];
+			if (id >= QMAXE)
+				continue;
+			unsigned src = id < nprod ? id / p->per : p->np;
+			int seq = (int)(id < nprod ? id % p->per : id - nprod);
+			if (seq <= last[src])
+				v.order = true;
+			last[src] = seq;
+			if (src < p->np)
+				seen_prod = true;
+			else if (seen_prod && p->d->fifo == TQ_FIFO_TOTAL)
+				v.order = true; /* prefill after a new one */
+		}
+	}
+	/* What the consumers took precedes what was left, per source. */
+	for (unsigned li = 0; li < 2; li++)
+		for (unsigned k = 0; k < lists[li]->n; k++)
+			for (unsigned m = 0; m < rest->n; m++) {
+				unsigned a = lists[li]->id[k], b = rest->id[m];
+				if (a >= QMAXE || b >= QMAXE)
+					continue;
+				unsigned sa = a < nprod ? a / p->per : p->np;
+				unsigned sb = b < nprod ? b / p->per : p->np;
+				if (sa == sb && a > b)
+					v.order = true;
+				/* FIFO total: an initial element left behind
+				 * while a consumer took a new one. */
+				if (p->d->fifo == TQ_FIFO_TOTAL && sa < p->np &&
+				    sb == p->np)
+					v.order = true;
+			}
+	return v;
+}
+
+/* offer_poll: is there a sequential order of the single offers and polls
+ * that gives every return value seen and leaves exactly `rest`? */
+static bool q_linearizable(const struct qstate *s, const struct qlist *rest)
+{
+	const struct qparam *p = s->p;
+	unsigned nops = p->np + p->nc;
+	unsigned cap = (unsigned)p->d->capacity(s->q);
+	unsigned perm[4] = {0, 1, 2, 3};
+	/* Heap's algorithm over nops <= 4 operations, iteratively. */
+	unsigned c[4] = {0};
+	unsigned i = 0;
+	bool first = true;
+	for (;;) {
+		if (!first) {
+			while (i < nops && c[i] >= i) {
+				c[i] = 0;
+				i++;
+			}
+			if (i >= nops)
+				return false;
+			unsigned j = (i % 2) ? c[i] : 0;
+			unsigned x = perm[j];
+			perm[j] = perm[i];
+			perm[i] = x;
+			c[i]++;
+			i = 0;
+		}
+		first = false;
+		/* Simulate this order. */
+		unsigned q[QMAXE + 4], head = 0, tail = 0;
+		for (unsigned m = 0; m < s->npre; m++)
+			q[tail++] = pre_id(p, m);
+		bool ok = true;
+		for (unsigned k = 0; k < nops && ok; k++) {
+			unsigned op = perm[k];
+			if (op < p->np) {
+				bool offered = s->offered[op] & 1;
+				bool room = tail - head < cap;
+				if (offered != room)
+					ok = false;
+				else if (room)
+					q[tail++] = prod_id(p, op, 0);
+			} else {
+				const struct qlist *l = &s->got[op - p->np];
+				if (head == tail)
+					ok = l->n == 0;
+				else
+					ok = l->n == 1 && l->id[0] == q[head++];
+			}
+		}
+		if (ok && tail - head == rest->n) {
+			for (unsigned k = 0; k < rest->n && ok; k++)
+				ok = rest->id[k] == q[head + k];
+			if (ok)
+				return true;
+		}
+	}
+}
+
+static void q_arbiter(void *st, int64_t *r)
+{
+	struct qstate *s = st;
+	const struct qparam *p = s->p;
+	const struct tq_desc *d = p->d;
+	struct qlist rest = {{0}, 0, 0};
+	/* size() at quiescence, before draining, must count what is left. */
+	size_t sz = d->size(s->q);
+	q_drain_rest(s, &rest);
+	struct qverdict v = q_check(s, &rest);
+	int bad = s->got[0].bad || s->got[1].bad || rest.bad;
+	bool viol = v.lost || v.dup || v.order;
+	unsigned offered_fail = 0, took = s->got[0].n + s->got[1].n;
+	for (unsigned i = 0; i < p->np; i++)
+		for (unsigned k = 0; k < p->per; k++)
+			if (!((s->offered[i] >> k) & 1))
+				offered_fail++;
+	switch (p->scen) {
+	case QS_PUBLISH:
+		r[0] = offered_fail;
+		r[1] = took;
+		r[2] = bad || s->v[3];
+		r[3] = v.lost;
+		r[4] = v.dup;
+		r[5] = v.order;
+		r[6] = sz != rest.n;
+		break;
+	case QS_RECYCLE:
+		r[0] = s->v[0];
+		r[1] = s->v[1];
+		r[2] = s->recycled;
+		r[3] = viol || rest.bad;
+		break;
+	case QS_NONEMPTY:
+		r[0] = s->v[0];
+		r[1] = s->v[1];
+		r[2] = s->v[2];
+		r[3] = bad;
+		r[4] = viol;
+		break;
+	case QS_OFFER_POLL:
+		r[0] = p->np - offered_fail;
+		r[1] = took;
+		r[2] = q_linearizable(s, &rest);
+		r[3] = bad;
+		break;
+	case QS_PEEK:
+		r[0] = s->v[0];
+		r[1] = s->v[1];
+		r[2] = bad || viol;
+		break;
+	case QS_PEEK_RACE:
+		r[0] = s->v[0];
+		r[1] = bad || viol;
+		r[2] = s->v[2];
+		break;
+	case QS_SIZE:
+		r[0] = s->v[0];
+		r[1] = s->v[2];
+		r[2] = sz == rest.n && !viol && !bad;
+		r[3] = s->v[1];
+		break;
+	}
+}
+
+/* ---- outcome tables ---- */
+
+#define PUB_FORBIDDEN                                                          \
+	{"*, *, 1, *, *, *, *", CS_FORBIDDEN, 0,                               \
+	 "a payload written before the offer was not intact after the "        \
+	 "take: publication broken"},                                          \
+	    {"*, *, *, 1, *, *, *", CS_FORBIDDEN, 0, "an element was lost"},   \
+	    {"*, *, *, *, 1, *, *", CS_FORBIDDEN, 0,                           \
+	     "an element was taken twice (or one never offered)"},             \
+	    {"*, *, *, *, *, 1, *", CS_FORBIDDEN, 0,                           \
+	     "FIFO order broken (per producer, or initial contents first)"},   \
+	{                                                                      \
+		"*, *, *, *, *, *, 1", CS_FORBIDDEN, 0,                        \
+		    "size() at quiescence differs from what was left"          \
+	}
+
+static const struct cs_outcome publish_out[] = {
+    {"0, *, 0, 0, 0, 0, 0", CS_ACCEPTABLE, 0,
+     "every element taken exactly once, in order, payload intact"},
+    {"1..99, *, 0, 0, 0, 0, 0", CS_FORBIDDEN, 0,
+     "an offer failed although the queue had room"},
+    PUB_FORBIDDEN};
+static const struct cs_outcome publish_mayfail_out[] = {
+    {"*, *, 0, 0, 0, 0, 0", CS_ACCEPTABLE, 0,
+     "every element offered taken exactly once, in order, payload intact "
+     "(the queue is smaller than the elements: offers may fail)"},
+    PUB_FORBIDDEN};
+static const struct cs_outcome recycle_out[] = {
+    {"1, 1, 0..1, 0", CS_ACCEPTABLE, 0,
+     "payload intact when read; reused (1) or not (0) after the take"},
+    {"2, *, *, *", CS_FORBIDDEN, 0,
+     "the payload changed under the consumer: its reads did not "
+     "happen-before the producer's reuse"},
+    {"0, *, *, *", CS_FORBIDDEN, 0, "peek found a full queue empty"},
+    {"1, 0, *, *", CS_FORBIDDEN, 0,
+     "the consumer did not take the element it peeked"},
+    {"1, 1, 2, *", CS_FORBIDDEN, 0,
+     "two producers found room for one element: overfilled"},
+    {"1, 1, *, 1", CS_FORBIDDEN, 0, "lost, duplicated or reordered"}};
+static const struct cs_outcome nonempty_out[] = {
+    {"*, 0, *, 0, 0", CS_ACCEPTABLE, 0, "looked empty"},
+    {"*, 1, 1, 0, 0", CS_ACCEPTABLE, 0, "not empty, then poll succeeded"},
+    {"*, 1, 0, *, *", CS_FORBIDDEN, 0, "not empty, then poll returned NULL"},
+    {"*, *, *, 1, *", CS_FORBIDDEN, 0, "payload not intact"},
+    {"*, *, *, *, 1", CS_FORBIDDEN, 0, "lost, duplicated or reordered"}};
+static const struct cs_outcome offer_poll_out[] = {
+    {"*, *, 1, 0", CS_ACCEPTABLE, 0,
+     "a sequential order of the operations explains it"},
+    {"*, *, 0, *", CS_FORBIDDEN, 0,
+     "no sequential order explains the returns and the contents: not "
+     "linearizable"},
+    {"*, *, *, 1", CS_FORBIDDEN, 0, "payload not intact"}};
+static const struct cs_outcome peek_out[] = {
+    {"0, 0..1, 0", CS_ACCEPTABLE, 0, "peek found it empty"},
+    {"1, 1, 0", CS_ACCEPTABLE, 0, "peek equals the following poll"},
+    {"*, *, 1", CS_FORBIDDEN, 0, "payload not intact, or lost/duplicated"},
+    {"1..2, *, 0", CS_FORBIDDEN, 0, "peek differs from the following poll"}};
+static const struct cs_outcome peek_race_out[] = {
+    {"0..1, 0, 0..1", CS_ACCEPTABLE, 0,
+     "peek saw nothing or the head; the other consumer took the head or "
+     "nothing"},
+    {"2, 0, 1", CS_ACCEPTABLE, 0,
+     "the other consumer took the head; peek saw the next"},
+    {"*, 1, *", CS_FORBIDDEN, 0,
+     "peeked payload not intact, or lost/duplicated"},
+    {"2, 0, *", CS_FORBIDDEN, 0, "peek skipped a head nobody took"}};
+static const struct cs_outcome size_out[] = {
+    {"0..2, 0..2, 1, *", CS_ACCEPTABLE, 0,
+     "size() within [0, capacity]; consistent at quiescence"},
+    {"*, *, 0, *", CS_FORBIDDEN, 0,
+     "size() at quiescence wrong, or lost/duplicated/reordered"},
+    {"*, *, *, *", CS_FORBIDDEN, 0, "size() outside [0, capacity]"}};
+
+/* ---- building the tests ---- */
+
+struct qtest {
+	struct cs_test t;
+	struct qparam p;
+	char name[96];
+	char desc[400];
+};
+
+static const char *op_name(enum q_op op)
+{
+	static const char *const names[] = {
+	    "offer",	     "offer_bulk", "offer_burst", "fill",
+	    "relaxed_offer", "poll",	   "poll_burst",  "drain",
+	    "relaxed_poll",  "is_empty",   "size"};
+	return names[op];
+}
+
+static void q_add(const struct qparam *tmpl, const char *name,
+		  const char *label, const char *what)
+{
+	struct qtest *x = calloc(1, sizeof *x);
+	if (x == NULL)
+		abort();
+	x->p = *tmpl;
+	struct qparam *p = &x->p;
+	const struct tq_desc *d = p->d;
+	size_t hdr = sizeof(struct qstate);
+	p->qoff = (hdr + CONQ_PAD - 1) / CONQ_PAD * CONQ_PAD;
+	size_t qsize = d->memsize(p->cap);
+	snprintf(x->name, sizeof x->name, "%s", name);
+
+	struct cs_test *t = &x->t;
+	t->name = x->name;
+	t->param = p;
+	t->state_size = p->qoff + qsize;
+	t->state_align = CONQ_PAD;
+	t->init = q_init;
+	t->arbiter = q_arbiter;
+	t->epoch_states = 2048;
+	t->min_cpus = 2;
+	t->ref = label;
+	unsigned n = 0;
+	if (p->scen == QS_PEEK_RACE) {
+		t->actors[n++] = q_p0;
+		t->actors[n++] = q_c0;
+		t->actors[n++] = q_c1;
+	} else {
+		t->actors[n++] = q_p0;
+		if (p->np > 1)
+			t->actors[n++] = q_p1;
+		t->actors[n++] = q_c0;
+		if (p->nc > 1)
+			t->actors[n++] = q_c1;
+		if (p->scen == QS_SIZE)
+			t->actors[n++] = q_obs;
+	}
+	t->nactors = n;
+	const char *shape;
+	switch (p->scen) {
+	case QS_PUBLISH:
+		t->outcomes = p->may_fail ? publish_mayfail_out : publish_out;
+		t->noutcomes = p->may_fail
+				   ? sizeof publish_mayfail_out /
+					 sizeof publish_mayfail_out[0]
+				   : sizeof publish_out / sizeof publish_out[0];
+		t->nresults = 7;
+		t->rnames = "failed, taken, bad, lost, dup, order, size";
+		shape = "producer(s) write payloads, offer || consumer(s) take "
+			"and check; arbiter drains";
+		break;
+	case QS_RECYCLE:
+		t->outcomes = recycle_out;
+		t->noutcomes = sizeof recycle_out / sizeof recycle_out[0];
+		t->nresults = 4;
+		t->rnames = "peeked, took, reused, viol";
+		shape =
+		    "full queue: consumer peeks the head, reads its payload, "
+		    "takes it || producer(s) wait for room, then reuse "
+		    "that payload";
+		break;
+	case QS_NONEMPTY:
+		t->outcomes = nonempty_out;
+		t->noutcomes = sizeof nonempty_out / sizeof nonempty_out[0];
+		t->nresults = 5;
+		t->rnames = "poll1, nonempty, poll2, bad, viol";
+		shape = "producer(s) offer || consumer: poll, probe, poll";
+		break;
+	case QS_OFFER_POLL:
+		t->outcomes = offer_poll_out;
+		t->noutcomes = sizeof offer_poll_out / sizeof offer_poll_out[0];
+		t->nresults = 4;
+		t->rnames = "offers ok, polls ok, lin, bad";
+		shape = "single offers || single polls on a prefilled queue; "
+			"the arbiter checks the linearizable set";
+		break;
+	case QS_PEEK:
+		t->outcomes = peek_out;
+		t->noutcomes = sizeof peek_out / sizeof peek_out[0];
+		t->nresults = 3;
+		t->rnames = "peek, poll, bad";
+		shape = "producer offers e1, e2 || consumer: peek, then poll";
+		break;
+	case QS_PEEK_RACE:
+		t->outcomes = peek_race_out;
+		t->noutcomes = sizeof peek_race_out / sizeof peek_race_out[0];
+		t->nresults = 3;
+		t->rnames = "peek, bad, poll";
+		shape =
+		    "producer offers e1, e2 || consumer 0 peeks || consumer "
+		    "1 polls";
+		break;
+	default:
+		t->outcomes = size_out;
+		t->noutcomes = sizeof size_out / sizeof size_out[0];
+		t->nresults = 4;
+		t->rnames = "size1, size2, final, empty";
+		shape = "producer offers 2 || consumer polls || observer: "
+			"size(), is_empty(), size()";
+		break;
+	}
+	char ops[160] = "";
+	if (p->scen == QS_PUBLISH || p->scen == QS_RECYCLE)
+		snprintf(ops, sizeof ops, "; %s %s / %s",
+			 p->scen == QS_RECYCLE ? "room via" : "ops",
+			 op_name(p->pop), op_name(p->cop));
+	else if (p->scen == QS_NONEMPTY)
+		snprintf(ops, sizeof ops, "; probe %s", op_name(p->probe));
+	char pre[24];
+	if (p->prefill < 0)
+		snprintf(pre, sizeof pre, "full");
+	else
+		snprintf(pre, sizeof pre, "%d", p->prefill);
+	snprintf(x->desc, sizeof x->desc,
+		 "%s%s%s: %s; %up%uc, capacity %zu, prefill %s%s%s", d->name,
+		 what ? ": " : "", what ? what : "", shape, p->np, p->nc,
+		 p->cap, pre, ops, p->wrap ? "; indices start below 2^64" : "");
+	t->desc = x->desc;
+	cs_register(t);
+}
+
+static bool fits(const struct tq_desc *d, unsigned np, unsigned nc)
+{
+	return np <= d->max_producers && nc <= d->max_consumers;
+}
+
+/* The contract tests (issue 5 item 3), per family and wrap. */
+static void q_contract(const struct tq_desc *d, bool wrap)
+{
+	char name[96];
+	const char *w = wrap ? "wrap." : "";
+	struct qparam b = {
+	    .d = d, .wrap = wrap, .pop = OP_OFFER, .cop = OP_POLL};
+
+#define Q_NAME(fmt, ...)                                                       \
+	(snprintf(name, sizeof name, "q." fmt ".%s%s", __VA_ARGS__, w,         \
+		  d->name),                                                    \
+	 name)
+
+	static const unsigned pc[][2] = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
+	for (size_t i = 0; i < 4; i++) {
+		unsigned np = pc[i][0], nc = pc[i][1];
+		if (!fits(d, np, nc))
+			continue;
+		struct qparam p = b;
+		p.scen = QS_PUBLISH;
+		p.np = np;
+		p.nc = nc;
+		p.cap = 8;
+		p.per = np == 1 ? 3 : 2;
+		q_add(&p, Q_NAME("publish.%up%uc", np, nc), NULL, NULL);
+	}
+	for (int probe = 0; probe < 2; probe++) {
+		struct qparam p = b;
+		p.scen = QS_NONEMPTY;
+		p.np = p.nc = 1;
+		p.cap = 4;
+		p.per = 2;
+		p.probe = probe ? OP_SIZE : OP_IS_EMPTY;
+		q_add(&p, Q_NAME("nonempty_poll.%s", op_name(p.probe)), NULL,
+		      NULL);
+	}
+	{
+		struct qparam p = b;
+		p.scen = QS_PEEK;
+		p.np = p.nc = 1;
+		p.cap = 4;
+		p.per = 2;
+		q_add(&p, Q_NAME("%s", "peek_poll"), NULL, NULL);
+	}
+	for (size_t c = 1; c <= 3; c++)
+		for (int full = 0; full < 2; full++) {
+			struct qparam p = b;
+			p.scen = QS_OFFER_POLL;
+			p.np = p.nc = 1;
+			p.cap = c;
+			p.per = 1;
+			p.prefill = full ? -1 : 0;
+			q_add(&p,
+			      Q_NAME("offer_poll.cap%zu.%s", c,
+				     full ? "full" : "empty"),
+			      NULL, NULL);
+		}
+	if (fits(d, 2, 1)) {
+		struct qparam p = b;
+		p.scen = QS_OFFER_POLL;
+		p.np = 2;
+		p.nc = 1;
+		p.cap = 1;
+		p.per = 1;
+		p.prefill = -1;
+		q_add(&p, Q_NAME("%s", "offer_poll.cap1.full.2p1c"), NULL,
+		      NULL);
+	}
+	if (fits(d, 1, 2)) {
+		struct qparam p = b;
+		p.scen = QS_OFFER_POLL;
+		p.np = 1;
+		p.nc = 2;
+		p.cap = 1;
+		p.per = 1;
+		p.prefill = -1;
+		q_add(&p, Q_NAME("%s", "offer_poll.cap1.full.1p2c"), NULL,
+		      NULL);
+	}
+	{
+		struct qparam p = b;
+		p.scen = QS_SIZE;
+		p.np = p.nc = 1;
+		p.cap = 2;
+		p.per = 2;
+		p.prefill = 1;
+		q_add(&p, Q_NAME("%s", "size_bounds"), NULL, NULL);
+	}
+#undef Q_NAME
+}
+
+/*
+ * One test per labelled pair of docs/memory-model.md: the label, its
+ * family, the shape and the operations that reach the code holding the
+ * labelled access, and what the pair guarantees.
+ */
+struct qlabel {
+	const char *label, *family, *what;
+	struct qparam p;
+};
+
+#define PUB(np_, nc_, pop_, cop_, cap_, per_)                                  \
+	{                                                                      \
+		.scen = QS_PUBLISH, .np = np_, .nc = nc_, .pop = pop_,         \
+		.cop = cop_, .cap = cap_, .per = per_                          \
+	}
+#define REC(np_, room, cop_)                                                   \
+	{                                                                      \
+		.scen = QS_RECYCLE, .np = np_, .nc = 1, .pop = room,           \
+		.cop = cop_, .cap = 1, .per = 1, .prefill = -1                 \
+	}
+#define NONEMPTY(np_, probe_)                                                  \
+	{                                                                      \
+		.scen = QS_NONEMPTY, .np = np_, .nc = 1, .probe = probe_,      \
+		.cap = 8, .per = 2                                             \
+	}
+#define OFFPOLL(np_, nc_, cap_, pre)                                           \
+	{                                                                      \
+		.scen = QS_OFFER_POLL, .np = np_, .nc = nc_, .cap = cap_,      \
+		.per = 1, .prefill = pre                                       \
+	}
+
+static const struct qlabel labels[] = {
+    {"S1", "spsc_array",
+     "a batch's slots relaxed, its first slot released last (offer_bulk) "
+     "-> the consumer's acquire of each slot",
+     PUB(1, 1, OP_BULK, OP_POLL, 8, 3)},
+    {"S2", "spsc_array",
+     "the consumer's acquire of the slot in poll_burst <- the producer's "
+     "release of it",
+     PUB(1, 1, OP_OFFER, OP_POLL_BURST, 8, 3)},
+    {"S3", "spsc_array",
+     "the producer's acquire of cidx in its refresh (offer) <- the "
+     "consumer's release: reads before the take happen-before the reuse",
+     REC(1, OP_OFFER, OP_POLL)},
+    {"S4", "spsc_array",
+     "the consumer's release of cidx in drain -> the producer's refresh",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"S5", "spsc_array",
+     "the producer's release of pidx -> is_empty(): not empty means the "
+     "next poll succeeds",
+     NONEMPTY(1, OP_IS_EMPTY)},
+    {"S6", "spsc_array",
+     "size()'s acquire of cidx <- the consumer's release: room seen "
+     "through size() makes reuse safe",
+     REC(1, OP_SIZE, OP_POLL)},
+    {"M1", "mpsc_array",
+     "each producer's batch published by the release of its first slot "
+     "(offer_bulk)",
+     PUB(2, 1, OP_BULK, OP_POLL, 8, 2)},
+    {"M2", "mpsc_array",
+     "the consumer's acquire of each slot in drain <- the producers' "
+     "release",
+     PUB(2, 1, OP_OFFER, OP_DRAIN, 8, 2)},
+    {"M3", "mpsc_array",
+     "the claim CAS on pidx: offer fails only if full (two producers race "
+     "for the one freed slot)",
+     OFFPOLL(2, 1, 1, -1)},
+    {"M4", "mpsc_array",
+     "plimit stored by one producer, used by another: both see the "
+     "consumer's reads before the reuse",
+     REC(2, OP_OFFER, OP_POLL)},
+    {"M5", "mpsc_array",
+     "the producer's acquire of cidx in refresh <- the consumer's release "
+     "in poll_burst",
+     REC(1, OP_OFFER, OP_POLL_BURST)},
+    {"M6", "mpsc_array",
+     "the consumer's release of cidx after reading and clearing (drain) "
+     "-> the producers' refresh",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"M7", "mpsc_array",
+     "poll's acquire of pidx on a NULL head slot: a claimed, unwritten "
+     "slot is waited for, not reported empty",
+     NONEMPTY(2, OP_IS_EMPTY)},
+    {"M8", "mpsc_array",
+     "size()'s acquires of cidx and pidx: a non-zero size means the next "
+     "poll succeeds",
+     NONEMPTY(1, OP_SIZE)},
+    {"C1",
+     "spmc_array",
+     "the producer's release of the slot -> peek's acquire: the peeked "
+     "element's payload is intact",
+     {.scen = QS_PEEK, .np = 1, .nc = 1, .cap = 4, .per = 2}},
+    {"C2", "spmc_array",
+     "the producer's release of pidx -> two consumers' acquire in refresh",
+     PUB(1, 2, OP_OFFER, OP_POLL, 8, 4)},
+    {"C3", "spmc_array",
+     "is_empty()'s acquire of pidx <- the producer's release: not empty "
+     "means the next poll succeeds",
+     NONEMPTY(1, OP_IS_EMPTY)},
+    {"C4", "spmc_array",
+     "pcache stored by one consumer, used by another (a batch offered with "
+     "offer_bulk)",
+     PUB(1, 2, OP_BULK, OP_POLL, 8, 4)},
+    {"C5", "spmc_array",
+     "the claim CAS on cidx: two consumers, one element, an offer: exactly "
+     "once, NULL only if empty",
+     OFFPOLL(1, 2, 1, -1)},
+    {"C6", "spmc_array",
+     "the consumer's release of its slot clear (poll_burst) -> the "
+     "producer's acquire before reuse",
+     REC(1, OP_OFFER, OP_POLL_BURST)},
+    {"C7", "spmc_array",
+     "the producer's acquire of the slot before writing (offer_bulk) <- "
+     "the consumer's clear",
+     REC(1, OP_BULK, OP_POLL)},
+    {"C8", "spmc_array",
+     "the producer's acquire of cidx in its refresh <- the consumers' "
+     "claim (room seen through offer)",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"C9",
+     "spmc_array",
+     "peek's slot acquire between two cidx acquires, racing a poll by "
+     "another consumer",
+     {.scen = QS_PEEK_RACE, .np = 1, .nc = 2, .cap = 4, .per = 2}},
+    {"Q1", "mpmc_array",
+     "the producers' seq_cst tail claims -> size(): non-zero means the "
+     "next poll succeeds",
+     NONEMPTY(2, OP_SIZE)},
+    {"Q2", "mpmc_array",
+     "the producer's acquire of the cell seq <- the previous lap's "
+     "consumer release: reads before the take happen-before the reuse",
+     REC(1, OP_OFFER, OP_POLL)},
+    {"Q3", "mpmc_array",
+     "reserve CAS vs close CAS on a FREE cell: offer || poll on an empty "
+     "queue is linearizable",
+     OFFPOLL(1, 1, 1, 0)},
+    {"Q4",
+     "mpmc_array",
+     "the producer's release of the element -> peek's acquire",
+     {.scen = QS_PEEK, .np = 1, .nc = 1, .cap = 4, .per = 2}},
+    {"Q5", "mpmc_array",
+     "the producer's release of FULL -> the consumer's acquire: payload "
+     "intact",
+     PUB(1, 1, OP_OFFER, OP_POLL, 4, 3)},
+    {"Q6", "mpmc_array",
+     "the producer's seq_cst head load: offer fails only if full",
+     OFFPOLL(1, 1, 1, -1)},
+    {"Q7", "mpmc_array",
+     "the consumers' seq_cst head claims: two consumers, one element and "
+     "an offer",
+     OFFPOLL(1, 2, 2, 1)},
+    {"Q8", "mpmc_array",
+     "FULL release -> acquire with two producers and two consumers",
+     PUB(2, 2, OP_OFFER, OP_POLL, 8, 2)},
+    {"Q9", "mpmc_array",
+     "the consumer's release of FREE(p+n) (drain) -> the next lap's "
+     "producer",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"Q10", "mpmc_array",
+     "closing CAS: two producers and two consumers on an empty capacity-1 "
+     "queue, linearizable",
+     OFFPOLL(2, 2, 1, 0)},
+    {"Q11",
+     "mpmc_array",
+     "the consumers' tail reads and catch-up: two producers into a "
+     "capacity-2 queue, offers may fail",
+     {.scen = QS_PUBLISH,
+      .np = 2,
+      .nc = 1,
+      .pop = OP_OFFER,
+      .cop = OP_POLL,
+      .cap = 2,
+      .per = 2,
+      .may_fail = true}},
+    {"Q12", "mpmc_array",
+     "is_empty()'s seqlock-style reads: not empty means the next poll "
+     "succeeds",
+     NONEMPTY(1, OP_IS_EMPTY)},
+    {"Q13",
+     "mpmc_array",
+     "size()'s head, tail, head snapshot: within [0, capacity]",
+     {.scen = QS_SIZE, .np = 1, .nc = 1, .cap = 2, .per = 2, .prefill = 1}},
+    {"Q14",
+     "mpmc_array",
+     "fill gives positions back (release of FREE(p)) on a partly full "
+     "queue, a consumer racing",
+     {.scen = QS_PUBLISH,
+      .np = 1,
+      .nc = 1,
+      .pop = OP_FILL,
+      .cop = OP_POLL,
+      .cap = 2,
+      .per = 3,
+      .prefill = 1,
+      .may_fail = true}},
+};
+
+static const struct tq_desc *family(const char *name)
+{
+	for (size_t i = 0; i < tq_queue_count; i++)
+		if (strcmp(tq_queues[i].name, name) == 0)
+			return &tq_queues[i];
+	return NULL;
+}
+
+__attribute__((constructor)) static void q_register(void)
+{
+	for (size_t i = 0; i < tq_queue_count; i++) {
+		const struct tq_desc *d = &tq_queues[i];
+		if (d->memsize == NULL || d->init == NULL)
+			continue; /* cannot live in a state */
+		q_contract(d, false);
+		if (d->init_at != NULL)
+			q_contract(d, true);
+	}
+	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+		const struct qlabel *l = &labels[i];
+		const struct tq_desc *d = family(l->family);
+		if (d == NULL) {
+			fprintf(stderr,
+				"conq-stress: label %s: family %s is not in "
+				"tests/queues.h\n",
+				l->label, l->family);
+			abort();
+		}
+		struct qparam p = l->p;
+		p.d = d;
+		char name[96], ref[64];
+		snprintf(name, sizeof name, "mm.%s.%s", l->label, d->name);
+		snprintf(ref, sizeof ref, "docs/memory-model.md [%s]",
+			 l->label);
+		char *r = strdup(ref);
+		if (r == NULL)
+			abort();
+		q_add(&p, name, r, l->what);
+	}
+}
