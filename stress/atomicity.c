@@ -112,68 +112,34 @@ CS_TEST(at128, .name = "atomic.aligned.128",
 
 typedef long long cs_v2 __attribute__((vector_size(16)));
 
+/* raw_st<w>(p, v) and raw_ld<w>(p): one store or load instruction of w
+ * bits; `reg` is the value's register constraint. */
+#define RAW_ACCESS(w, ty, st_insn, ld_insn, reg)                               \
+	static inline void raw_st##w(void *p, ty v)                            \
+	{                                                                      \
+		__asm__ volatile(st_insn : : "r"(p), reg(v) : "memory");       \
+	}                                                                      \
+	static inline ty raw_ld##w(const void *p)                              \
+	{                                                                      \
+		ty v;                                                          \
+		__asm__ volatile(ld_insn : "=" reg(v) : "r"(p) : "memory");    \
+		return v;                                                      \
+	}
+
 #if defined(__x86_64__)
-#define RAW_ST(w, sfx, ty)                                                     \
-	static inline void raw_st##w(void *p, ty v)                            \
-	{                                                                      \
-		__asm__ volatile("mov" sfx " %1, (%0)"                         \
-				 :                                             \
-				 : "r"(p), "r"(v)                              \
-				 : "memory");                                  \
-	}                                                                      \
-	static inline ty raw_ld##w(const void *p)                              \
-	{                                                                      \
-		ty v;                                                          \
-		__asm__ volatile("mov" sfx " (%1), %0"                         \
-				 : "=r"(v)                                     \
-				 : "r"(p)                                      \
-				 : "memory");                                  \
-		return v;                                                      \
-	}
-RAW_ST(16, "w", uint16_t)
-RAW_ST(32, "l", uint32_t)
-RAW_ST(64, "q", uint64_t)
-static inline void raw_st128(void *p, cs_v2 v)
-{
-	__asm__ volatile("movdqu %1, (%0)" : : "r"(p), "x"(v) : "memory");
-}
-static inline cs_v2 raw_ld128(const void *p)
-{
-	cs_v2 v;
-	__asm__ volatile("movdqu (%1), %0" : "=x"(v) : "r"(p) : "memory");
-	return v;
-}
+#define RAW_GPR(w, sfx, ty)                                                    \
+	RAW_ACCESS(w, ty, "mov" sfx " %1, (%0)", "mov" sfx " (%1), %0", "r")
+RAW_GPR(16, "w", uint16_t)
+RAW_GPR(32, "l", uint32_t)
+RAW_GPR(64, "q", uint64_t)
+RAW_ACCESS(128, cs_v2, "movdqu %1, (%0)", "movdqu (%1), %0", "x")
 #else
-#define RAW_ST(w, st, ld, reg, ty)                                             \
-	static inline void raw_st##w(void *p, ty v)                            \
-	{                                                                      \
-		__asm__ volatile(st " %" reg "1, [%0]"                         \
-				 :                                             \
-				 : "r"(p), "r"(v)                              \
-				 : "memory");                                  \
-	}                                                                      \
-	static inline ty raw_ld##w(const void *p)                              \
-	{                                                                      \
-		ty v;                                                          \
-		__asm__ volatile(ld " %" reg "0, [%1]"                         \
-				 : "=r"(v)                                     \
-				 : "r"(p)                                      \
-				 : "memory");                                  \
-		return v;                                                      \
-	}
-RAW_ST(16, "strh", "ldrh", "w", uint16_t)
-RAW_ST(32, "str", "ldr", "w", uint32_t)
-RAW_ST(64, "str", "ldr", "x", uint64_t)
-static inline void raw_st128(void *p, cs_v2 v)
-{
-	__asm__ volatile("str %q1, [%0]" : : "r"(p), "w"(v) : "memory");
-}
-static inline cs_v2 raw_ld128(const void *p)
-{
-	cs_v2 v;
-	__asm__ volatile("ldr %q0, [%1]" : "=w"(v) : "r"(p) : "memory");
-	return v;
-}
+#define RAW_GPR(w, st, ld, r, ty)                                              \
+	RAW_ACCESS(w, ty, st " %" r "1, [%0]", ld " %" r "0, [%1]", "r")
+RAW_GPR(16, "strh", "ldrh", "w", uint16_t)
+RAW_GPR(32, "str", "ldr", "w", uint32_t)
+RAW_GPR(64, "str", "ldr", "x", uint64_t)
+RAW_ACCESS(128, cs_v2, "str %q1, [%0]", "ldr %q0, [%1]", "w")
 #endif
 
 static inline void raw_put(void *p, int w, int ones)

@@ -41,25 +41,24 @@ struct xy {
 	int y;
 };
 
+/* A two-actor test on struct xy, in one declaration: t0 and t1 are the
+ * actors' bodies (blocks over s and r, written as the test's desc writes
+ * them), the rest are cs_test fields. clang-format is off from here to the
+ * release sequence, to keep each body on one line. */
+/* clang-format off */
+#define LITMUS2(id, nm, dsc, t0, t1, ...)                                      \
+	CS_ACTOR(id##_0, struct xy, s, r) t0                                   \
+	CS_ACTOR(id##_1, struct xy, s, r) t1                                   \
+	CS_TEST(id, .name = nm, .desc = dsc, CS_STATE(struct xy),              \
+		CS_ACTORS(id##_0, id##_1), __VA_ARGS__)
+
 /* ---- SB: x = 1; r0 = y  ||  y = 1; r1 = x ---- */
 
 #define SB(v, sto, ldo, fence, g, req, d00, fl)                                \
-	CS_ACTOR(sb_##v##_0, struct xy, s, r)                                  \
-	{                                                                      \
-		ST(&s->x, 1, sto);                                             \
-		fence;                                                         \
-		r[0] = LD(&s->y, ldo);                                         \
-	}                                                                      \
-	CS_ACTOR(sb_##v##_1, struct xy, s, r)                                  \
-	{                                                                      \
-		ST(&s->y, 1, sto);                                             \
-		fence;                                                         \
-		r[1] = LD(&s->x, ldo);                                         \
-	}                                                                      \
-	CS_TEST(sb_##v, .name = "litmus.sb." #v,                               \
-		.desc =                                                        \
-		    "SB (Dekker): x = 1; r0 = y || y = 1; r1 = x (" #v ")",    \
-		CS_STATE(struct xy), CS_ACTORS(sb_##v##_0, sb_##v##_1),        \
+	LITMUS2(sb_##v, "litmus.sb." #v,                                       \
+		"SB (Dekker): x = 1; r0 = y || y = 1; r1 = x (" #v ")",        \
+		{ ST(&s->x, 1, sto); fence; r[0] = LD(&s->y, ldo); },          \
+		{ ST(&s->y, 1, sto); fence; r[1] = LD(&s->x, ldo); },          \
 		.nresults = 2, .rnames = "r0, r1", .flags = fl,                \
 		CS_OUTCOMES({"0, 0", g, req, d00},                             \
 			    {"0, 1", CS_ACCEPTABLE, 0, "T0 before T1"},        \
@@ -83,21 +82,11 @@ SB(fence, RLX, RLX, CS_FENCE(SC), CS_FORBIDDEN, 0,
 /* ---- MP: x = 1; y = 1  ||  r0 = y; r1 = x ---- */
 
 #define MP(v, sto_x, sto_y, fence_w, ldo_y, fence_r, ldo_x, g, d10)            \
-	CS_ACTOR(mp_##v##_0, struct xy, s, r)                                  \
-	{                                                                      \
-		ST(&s->x, 1, sto_x);                                           \
-		fence_w;                                                       \
-		ST(&s->y, 1, sto_y);                                           \
-	}                                                                      \
-	CS_ACTOR(mp_##v##_1, struct xy, s, r)                                  \
-	{                                                                      \
-		r[0] = LD(&s->y, ldo_y);                                       \
-		fence_r;                                                       \
-		r[1] = LD(&s->x, ldo_x);                                       \
-	}                                                                      \
-	CS_TEST(mp_##v, .name = "litmus.mp." #v,                               \
-		.desc = "MP: x = 1; y = 1 || r0 = y; r1 = x (" #v ")",         \
-		CS_STATE(struct xy), CS_ACTORS(mp_##v##_0, mp_##v##_1),        \
+	LITMUS2(mp_##v, "litmus.mp." #v,                                       \
+		"MP: x = 1; y = 1 || r0 = y; r1 = x (" #v ")",                 \
+		{ ST(&s->x, 1, sto_x); fence_w; ST(&s->y, 1, sto_y); },        \
+		{ r[0] = LD(&s->y, ldo_y); fence_r;                            \
+		  r[1] = LD(&s->x, ldo_x); },                                  \
 		.nresults = 2, .rnames = "r0 (flag), r1 (data)",               \
 		CS_OUTCOMES({"1, 0", g, 0, d10},                               \
 			    {"0, 0", CS_ACCEPTABLE, 0, "reader first"},        \
@@ -157,21 +146,10 @@ CS_TEST(lazyset, .name = "litmus.mp.lazyset",
 /* ---- LB: r0 = x; y = 1  ||  r1 = y; x = 1 ---- */
 
 #define LB(v, ldo, fence, sto, g, d11)                                         \
-	CS_ACTOR(lb_##v##_0, struct xy, s, r)                                  \
-	{                                                                      \
-		r[0] = LD(&s->x, ldo);                                         \
-		fence;                                                         \
-		ST(&s->y, 1, sto);                                             \
-	}                                                                      \
-	CS_ACTOR(lb_##v##_1, struct xy, s, r)                                  \
-	{                                                                      \
-		r[1] = LD(&s->y, ldo);                                         \
-		fence;                                                         \
-		ST(&s->x, 1, sto);                                             \
-	}                                                                      \
-	CS_TEST(lb_##v, .name = "litmus.lb." #v,                               \
-		.desc = "LB: r0 = x; y = 1 || r1 = y; x = 1 (" #v ")",         \
-		CS_STATE(struct xy), CS_ACTORS(lb_##v##_0, lb_##v##_1),        \
+	LITMUS2(lb_##v, "litmus.lb." #v,                                       \
+		"LB: r0 = x; y = 1 || r1 = y; x = 1 (" #v ")",                 \
+		{ r[0] = LD(&s->x, ldo); fence; ST(&s->y, 1, sto); },          \
+		{ r[1] = LD(&s->y, ldo); fence; ST(&s->x, 1, sto); },          \
 		.nresults = 2, .rnames = "r0, r1",                             \
 		CS_OUTCOMES({"1, 1", g, 0, d11},                               \
 			    {"0, 0", CS_ACCEPTABLE, 0, "interleaved"},         \
@@ -189,22 +167,10 @@ LB(fence, RLX, CS_FENCE(__ATOMIC_ACQ_REL), RLX, CS_FORBIDDEN,
 /* ---- S: x = 2; y = 1  ||  r0 = y; x = 1; final x ---- */
 
 #define S_(v, sto_x2, fence_w, sto_y, ldo_y, fence_r, sto_x1, g, d)            \
-	CS_ACTOR(s_##v##_0, struct xy, s, r)                                   \
-	{                                                                      \
-		ST(&s->x, 2, sto_x2);                                          \
-		fence_w;                                                       \
-		ST(&s->y, 1, sto_y);                                           \
-	}                                                                      \
-	CS_ACTOR(s_##v##_1, struct xy, s, r)                                   \
-	{                                                                      \
-		r[0] = LD(&s->y, ldo_y);                                       \
-		fence_r;                                                       \
-		ST(&s->x, 1, sto_x1);                                          \
-	}                                                                      \
-	CS_TEST(s_##v, .name = "litmus.s." #v,                                 \
-		.desc =                                                        \
-		    "S: x = 2; y = 1 || r0 = y; x = 1; then final x (" #v ")", \
-		CS_STATE(struct xy), CS_ACTORS(s_##v##_0, s_##v##_1),          \
+	LITMUS2(s_##v, "litmus.s." #v,                                         \
+		"S: x = 2; y = 1 || r0 = y; x = 1; then final x (" #v ")",     \
+		{ ST(&s->x, 2, sto_x2); fence_w; ST(&s->y, 1, sto_y); },       \
+		{ r[0] = LD(&s->y, ldo_y); fence_r; ST(&s->x, 1, sto_x1); },   \
 		.arbiter = final_x, .nresults = 2, .rnames = "r0, x",          \
 		CS_OUTCOMES({"1, 2", g, 0, d},                                 \
 			    {"1, 1", CS_ACCEPTABLE, 0, "T0 then T1"},          \
@@ -233,26 +199,15 @@ CS_ARBITER(final_y, struct xy, s, r)
 }
 
 #define R_(v, sto0, sto1, fence, ldo, g, d, fl)                                \
-	CS_ACTOR(r_##v##_0, struct xy, s, r)                                   \
-	{                                                                      \
-		ST(&s->x, 1, sto0);                                            \
-		fence;                                                         \
-		ST(&s->y, 1, sto0);                                            \
-	}                                                                      \
-	CS_ACTOR(r_##v##_1, struct xy, s, r)                                   \
-	{                                                                      \
-		ST(&s->y, 2, sto1);                                            \
-		fence;                                                         \
-		r[0] = LD(&s->x, ldo);                                         \
-	}                                                                      \
-	CS_TEST(                                                               \
-	    r_##v, .name = "litmus.r." #v,                                     \
-	    .desc = "R: x = 1; y = 1 || y = 2; r0 = x; then final y (" #v ")", \
-	    CS_STATE(struct xy), CS_ACTORS(r_##v##_0, r_##v##_1),              \
-	    .arbiter = final_y, .nresults = 2, .rnames = "r0, y", .flags = fl, \
-	    CS_OUTCOMES({"0, 2", g, 0, d},                                     \
-			{"0, 1", CS_ACCEPTABLE, 0, "T1 first"},                \
-			{"1, *", CS_ACCEPTABLE, 0, "T1 read x late"}))
+	LITMUS2(r_##v, "litmus.r." #v,                                         \
+		"R: x = 1; y = 1 || y = 2; r0 = x; then final y (" #v ")",     \
+		{ ST(&s->x, 1, sto0); fence; ST(&s->y, 1, sto0); },            \
+		{ ST(&s->y, 2, sto1); fence; r[0] = LD(&s->x, ldo); },         \
+		.arbiter = final_y, .nresults = 2, .rnames = "r0, y",          \
+		.flags = fl,                                                   \
+		CS_OUTCOMES({"0, 2", g, 0, d},                                 \
+			    {"0, 1", CS_ACCEPTABLE, 0, "T1 first"},            \
+			    {"1, *", CS_ACCEPTABLE, 0, "T1 read x late"}))
 
 R_(rlx, RLX, RLX, NOFENCE, RLX, CS_INTERESTING,
    "y = 2 last, yet x read 0: store buffering in T1 (TSO shows it)", 0)
@@ -274,22 +229,11 @@ CS_ARBITER(final_xy, struct xy, s, r)
 }
 
 #define W22(v, sto, fence, g, d)                                               \
-	CS_ACTOR(w22_##v##_0, struct xy, s, r)                                 \
-	{                                                                      \
-		ST(&s->x, 2, sto);                                             \
-		fence;                                                         \
-		ST(&s->y, 1, sto);                                             \
-	}                                                                      \
-	CS_ACTOR(w22_##v##_1, struct xy, s, r)                                 \
-	{                                                                      \
-		ST(&s->y, 2, sto);                                             \
-		fence;                                                         \
-		ST(&s->x, 1, sto);                                             \
-	}                                                                      \
-	CS_TEST(w22_##v, .name = "litmus.2+2w." #v,                            \
-		.desc = "2+2W: x = 2; y = 1 || y = 2; x = 1; then final x, y " \
-			"(" #v ")",                                            \
-		CS_STATE(struct xy), CS_ACTORS(w22_##v##_0, w22_##v##_1),      \
+	LITMUS2(w22_##v, "litmus.2+2w." #v,                                    \
+		"2+2W: x = 2; y = 1 || y = 2; x = 1; then final x, y "         \
+		"(" #v ")",                                                    \
+		{ ST(&s->x, 2, sto); fence; ST(&s->y, 1, sto); },              \
+		{ ST(&s->y, 2, sto); fence; ST(&s->x, 1, sto); },              \
 		.arbiter = final_xy, .nresults = 2, .rnames = "x, y",          \
 		CS_OUTCOMES({"2, 2", g, 0, d},                                 \
 			    {"1, 1", CS_ACCEPTABLE, 0, "interleaved"},         \
@@ -353,18 +297,10 @@ CS_ARBITER(final_x0, struct xy, s, r)
 
 /* ---- coherence (relaxed: the orders cannot make it weaker) ---- */
 
-CS_ACTOR(corr_0, struct xy, s, r)
-{
-	ST(&s->x, 1, RLX);
-}
-CS_ACTOR(corr_1, struct xy, s, r)
-{
-	r[0] = LD(&s->x, RLX);
-	r[1] = LD(&s->x, RLX);
-}
-CS_TEST(corr, .name = "litmus.co.rr",
-	.desc = "CoRR: x = 1 || r0 = x; r1 = x (relaxed)", CS_STATE(struct xy),
-	CS_ACTORS(corr_0, corr_1), .nresults = 2, .rnames = "r0, r1",
+LITMUS2(corr, "litmus.co.rr", "CoRR: x = 1 || r0 = x; r1 = x (relaxed)",
+	{ ST(&s->x, 1, RLX); },
+	{ r[0] = LD(&s->x, RLX); r[1] = LD(&s->x, RLX); },
+	.nresults = 2, .rnames = "r0, r1",
 	CS_OUTCOMES({"0, 0", CS_ACCEPTABLE, 0, "both before"},
 		    {"0, 1", CS_ACCEPTABLE, 0, "between"},
 		    {"1, 1", CS_ACCEPTABLE, 0, "both after"},
@@ -372,57 +308,31 @@ CS_TEST(corr, .name = "litmus.co.rr",
 		     "read new then old: coherence broken (Cortex-A9 "
 		     "761319)"}))
 
-CS_ACTOR(cowr_0, struct xy, s, r)
-{
-	ST(&s->x, 1, RLX);
-	r[0] = LD(&s->x, RLX);
-}
-CS_ACTOR(cowr_1, struct xy, s, r)
-{
-	ST(&s->x, 2, RLX);
-}
-CS_TEST(cowr, .name = "litmus.co.wr",
-	.desc = "CoWR: x = 1; r0 = x || x = 2; then final x (relaxed)",
-	CS_STATE(struct xy), CS_ACTORS(cowr_0, cowr_1), .arbiter = final_x,
-	.nresults = 2, .rnames = "r0, x",
+LITMUS2(cowr, "litmus.co.wr",
+	"CoWR: x = 1; r0 = x || x = 2; then final x (relaxed)",
+	{ ST(&s->x, 1, RLX); r[0] = LD(&s->x, RLX); },
+	{ ST(&s->x, 2, RLX); },
+	.arbiter = final_x, .nresults = 2, .rnames = "r0, x",
 	CS_OUTCOMES({"1, *", CS_ACCEPTABLE, 0, "read its own write"},
 		    {"2, 2", CS_ACCEPTABLE, 0, "x = 2 came between"},
 		    {"2, 1", CS_FORBIDDEN, 0,
 		     "read a write coherence-before its own"}))
 
-CS_ACTOR(corw_0, struct xy, s, r)
-{
-	r[0] = LD(&s->x, RLX);
-	ST(&s->x, 1, RLX);
-}
-CS_ACTOR(corw_1, struct xy, s, r)
-{
-	ST(&s->x, 2, RLX);
-}
-CS_TEST(corw, .name = "litmus.co.rw",
-	.desc = "CoRW: r0 = x; x = 1 || x = 2; then final x (relaxed)",
-	CS_STATE(struct xy), CS_ACTORS(corw_0, corw_1), .arbiter = final_x,
-	.nresults = 2, .rnames = "r0, x",
+LITMUS2(corw, "litmus.co.rw",
+	"CoRW: r0 = x; x = 1 || x = 2; then final x (relaxed)",
+	{ r[0] = LD(&s->x, RLX); ST(&s->x, 1, RLX); },
+	{ ST(&s->x, 2, RLX); },
+	.arbiter = final_x, .nresults = 2, .rnames = "r0, x",
 	CS_OUTCOMES({"0, *", CS_ACCEPTABLE, 0, "read the initial value"},
 		    {"2, 1", CS_ACCEPTABLE, 0, "x = 2 first"},
 		    {"2, 2", CS_FORBIDDEN, 0,
 		     "read x = 2, yet its own later write came before it"}))
 
-CS_ACTOR(coww_0, struct xy, s, r)
-{
-	ST(&s->x, 1, RLX);
-	ST(&s->x, 2, RLX);
-}
-CS_ACTOR(coww_1, struct xy, s, r)
-{
-	r[0] = LD(&s->x, RLX);
-	r[1] = LD(&s->x, RLX);
-}
-CS_TEST(coww, .name = "litmus.co.ww",
-	.desc = "CoWW: x = 1; x = 2 || r0 = x; r1 = x; then final x "
-		"(relaxed)",
-	CS_STATE(struct xy), CS_ACTORS(coww_0, coww_1), .arbiter = final_x0,
-	.nresults = 3, .rnames = "r0, r1, x",
+LITMUS2(coww, "litmus.co.ww",
+	"CoWW: x = 1; x = 2 || r0 = x; r1 = x; then final x (relaxed)",
+	{ ST(&s->x, 1, RLX); ST(&s->x, 2, RLX); },
+	{ r[0] = LD(&s->x, RLX); r[1] = LD(&s->x, RLX); },
+	.arbiter = final_x0, .nresults = 3, .rnames = "r0, r1, x",
 	CS_OUTCOMES({"0, 0..2, 2", CS_ACCEPTABLE, 0, "in order"},
 		    {"1, 1..2, 2", CS_ACCEPTABLE, 0, "in order"},
 		    {"2, 2, 2", CS_ACCEPTABLE, 0, "both after"},
@@ -431,78 +341,58 @@ CS_TEST(coww, .name = "litmus.co.ww",
 
 /* ---- RMW atomicity ---- */
 
-CS_ACTOR(faa_0, struct xy, s, r)
-{
-	r[0] = __atomic_fetch_add(&s->x, 1, RLX);
-}
-CS_ACTOR(faa_1, struct xy, s, r)
-{
-	r[1] = __atomic_fetch_add(&s->x, 1, RLX);
-}
-CS_TEST(rmw_faa, .name = "litmus.rmw.faa",
-	.desc = "fetch_add(x, 1) || fetch_add(x, 1) (relaxed): returned "
-		"values, then final x",
-	CS_STATE(struct xy), CS_ACTORS(faa_0, faa_1), .arbiter = final_x0,
-	.nresults = 3, .rnames = "r0, r1, x",
+LITMUS2(rmw_faa, "litmus.rmw.faa",
+	"fetch_add(x, 1) || fetch_add(x, 1) (relaxed): returned "
+	"values, then final x",
+	{ r[0] = __atomic_fetch_add(&s->x, 1, RLX); },
+	{ r[1] = __atomic_fetch_add(&s->x, 1, RLX); },
+	.arbiter = final_x0, .nresults = 3, .rnames = "r0, r1, x",
 	CS_OUTCOMES({"0, 1, 2", CS_ACCEPTABLE, 0, "T0 first"},
 		    {"1, 0, 2", CS_ACCEPTABLE, 0, "T1 first"}))
 
-CS_ACTOR(cas_0, struct xy, s, r)
-{
-	int expect = 0;
-	r[0] = __atomic_compare_exchange_n(&s->x, &expect, 1, 0, RLX, RLX);
-}
-CS_ACTOR(cas_1, struct xy, s, r)
-{
-	int expect = 0;
-	r[1] = __atomic_compare_exchange_n(&s->x, &expect, 2, 0, RLX, RLX);
-}
-CS_TEST(rmw_cas, .name = "litmus.rmw.cas",
-	.desc = "CAS(x, 0 -> 1) || CAS(x, 0 -> 2) (strong, relaxed): "
-		"exactly one winner",
-	CS_STATE(struct xy), CS_ACTORS(cas_0, cas_1), .arbiter = final_x0,
-	.nresults = 3, .rnames = "won0, won1, x",
+LITMUS2(rmw_cas, "litmus.rmw.cas",
+	"CAS(x, 0 -> 1) || CAS(x, 0 -> 2) (strong, relaxed): "
+	"exactly one winner",
+	{
+		int expect = 0;
+		r[0] = __atomic_compare_exchange_n(&s->x, &expect, 1, 0, RLX,
+						   RLX);
+	},
+	{
+		int expect = 0;
+		r[1] = __atomic_compare_exchange_n(&s->x, &expect, 2, 0, RLX,
+						   RLX);
+	},
+	.arbiter = final_x0, .nresults = 3, .rnames = "won0, won1, x",
 	CS_OUTCOMES({"1, 0, 1", CS_ACCEPTABLE, 0, "T0 won"},
 		    {"0, 1, 2", CS_ACCEPTABLE, 0, "T1 won"}))
 
-CS_ACTOR(xchg_0, struct xy, s, r)
-{
-	r[0] = __atomic_exchange_n(&s->x, 1, RLX);
-}
-CS_ACTOR(xchg_1, struct xy, s, r)
-{
-	r[1] = __atomic_exchange_n(&s->x, 2, RLX);
-}
-CS_TEST(rmw_xchg, .name = "litmus.rmw.xchg",
-	.desc = "exchange(x, 1) || exchange(x, 2) (relaxed): one saw the "
-		"other",
-	CS_STATE(struct xy), CS_ACTORS(xchg_0, xchg_1), .arbiter = final_x0,
-	.nresults = 3, .rnames = "r0, r1, x",
+LITMUS2(rmw_xchg, "litmus.rmw.xchg",
+	"exchange(x, 1) || exchange(x, 2) (relaxed): one saw the "
+	"other",
+	{ r[0] = __atomic_exchange_n(&s->x, 1, RLX); },
+	{ r[1] = __atomic_exchange_n(&s->x, 2, RLX); },
+	.arbiter = final_x0, .nresults = 3, .rnames = "r0, r1, x",
 	CS_OUTCOMES({"0, 1, 2", CS_ACCEPTABLE, 0, "T0 first"},
 		    {"2, 0, 1", CS_ACCEPTABLE, 0, "T1 first"}))
 
 /* The control: an increment split into a load and a store loses updates;
  * the grade is INTERESTING (it is what atomic RMWs exist for). */
-CS_ACTOR(ldst_0, struct xy, s, r)
-{
-	ST(&s->x, (int)LD(&s->x, RLX) + 1, RLX);
-}
-CS_ACTOR(ldst_1, struct xy, s, r)
-{
-	ST(&s->x, (int)LD(&s->x, RLX) + 1, RLX);
-}
 CS_ARBITER(final_x_only, struct xy, s, r)
 {
 	r[0] = s->x;
 }
-CS_TEST(rmw_ldst, .name = "litmus.rmw.load_store",
-	.desc = "x = x + 1 as a relaxed load and a relaxed store, twice: "
-		"the non-atomic control",
-	CS_STATE(struct xy), CS_ACTORS(ldst_0, ldst_1), .arbiter = final_x_only,
-	.nresults = 1, .rnames = "x",
+LITMUS2(rmw_ldst, "litmus.rmw.load_store",
+	"x = x + 1 as a relaxed load and a relaxed store, twice: "
+	"the non-atomic control",
+	{ ST(&s->x, (int)LD(&s->x, RLX) + 1, RLX); },
+	{ ST(&s->x, (int)LD(&s->x, RLX) + 1, RLX); },
+	.arbiter = final_x_only, .nresults = 1, .rnames = "x",
 	CS_OUTCOMES({"2", CS_ACCEPTABLE, 0, "no overlap"},
 		    {"1", CS_INTERESTING, 0,
 		     "lost update: load/store is not an RMW"}))
+
+/* clang-format on */
 
 /* ---- release sequence: an RMW extends the release of a store ---- */
 

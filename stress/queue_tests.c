@@ -366,6 +366,28 @@ static unsigned q_take(struct qstate *s, struct qlist *l, enum q_op op,
 	}
 }
 
+/* Peek and check the payload of what it returns (l->bad if not intact):
+ * 0 if NULL, else the element's id + 1. */
+static int64_t q_peek_check(struct qstate *s, struct qlist *l)
+{
+	void *e = s->p->d->peek(s->q);
+	unsigned id = e ? id_of(s, e) : QMAXE;
+	if (e != NULL && (id == QMAXE || !pay_ok(s, id)))
+		l->bad = 1;
+	return e == NULL ? 0 : (int64_t)id + 1;
+}
+
+/* One poll into l: 0 if NULL, else the element's id + 1. */
+static int64_t q_poll_id(struct qstate *s, struct qlist *l)
+{
+	void *x = s->p->d->poll(s->q);
+	if (x == NULL)
+		return 0;
+	int64_t v = (int64_t)id_of(s, x) + 1;
+	list_add(s, l, x, true);
+	return v;
+}
+
 static void q_consumer(struct qstate *s, unsigned j)
 {
 	const struct qparam *p = s->p;
@@ -404,31 +426,15 @@ static void q_consumer(struct qstate *s, unsigned j)
 		s->v[2] = q_take(s, l, OP_POLL, 1, true);
 		break;
 	}
-	case QS_PEEK: {
-		void *e = d->peek(s->q);
-		unsigned id = e ? id_of(s, e) : QMAXE;
-		s->v[0] = e == NULL ? 0 : (int64_t)id + 1;
-		if (e != NULL && (id == QMAXE || !pay_ok(s, id)))
-			l->bad = 1;
-		void *x = d->poll(s->q);
-		s->v[1] = x == NULL ? 0 : (int64_t)id_of(s, x) + 1;
-		if (x != NULL)
-			list_add(s, l, x, true);
+	case QS_PEEK:
+		s->v[0] = q_peek_check(s, l);
+		s->v[1] = q_poll_id(s, l);
 		break;
-	}
 	case QS_PEEK_RACE:
-		if (j == 0) {
-			void *e = d->peek(s->q);
-			unsigned id = e ? id_of(s, e) : QMAXE;
-			s->v[0] = e == NULL ? 0 : (int64_t)id + 1;
-			if (e != NULL && (id == QMAXE || !pay_ok(s, id)))
-				l->bad = 1;
-		} else {
-			void *x = d->poll(s->q);
-			s->v[2] = x == NULL ? 0 : (int64_t)id_of(s, x) + 1;
-			if (x != NULL)
-				list_add(s, l, x, true);
-		}
+		if (j == 0)
+			s->v[0] = q_peek_check(s, l);
+		else
+			s->v[2] = q_poll_id(s, l);
 		break;
 	case QS_SIZE:
 		q_take(s, l, OP_POLL, 1, true);
@@ -693,6 +699,16 @@ static void q_arbiter(void *st, int64_t *r)
 		    "size() at quiescence differs from what was left"          \
 	}
 
+/* An outcome table and its length. */
+struct qtable {
+	const struct cs_outcome *rows;
+	size_t n;
+};
+#define QTABLE(a)                                                              \
+	{                                                                      \
+		a, sizeof a / sizeof a[0]                                      \
+	}
+
 static const struct cs_outcome publish_out[] = {
     {"0, *, 0, 0, 0, 0, 0", CS_ACCEPTABLE, 0,
      "every element taken exactly once, in order, payload intact"},
@@ -749,6 +765,37 @@ static const struct cs_outcome size_out[] = {
     {"*, *, 0, *", CS_FORBIDDEN, 0,
      "size() at quiescence wrong, or lost/duplicated/reordered"},
     {"*, *, *, *", CS_FORBIDDEN, 0, "size() outside [0, capacity]"}};
+
+/* Per shape (enum q_scen): its outcome table, results and summary. */
+static const struct qshape {
+	struct qtable out;
+	unsigned nresults;
+	const char *rnames, *shape;
+} shapes[] = {
+    [QS_PUBLISH] = {QTABLE(publish_out), 7,
+		    "failed, taken, bad, lost, dup, order, size",
+		    "producer(s) write payloads, offer || consumer(s) take "
+		    "and check; arbiter drains"},
+    [QS_RECYCLE] = {QTABLE(recycle_out), 4, "peeked, took, reused, viol",
+		    "full queue: consumer peeks the head, reads its payload, "
+		    "takes it || producer(s) wait for room, then reuse "
+		    "that payload"},
+    [QS_NONEMPTY] = {QTABLE(nonempty_out), 5,
+		     "poll1, nonempty, poll2, bad, viol",
+		     "producer(s) offer || consumer: poll, probe, poll"},
+    [QS_OFFER_POLL] = {QTABLE(offer_poll_out), 4,
+		       "offers ok, polls ok, lin, bad",
+		       "single offers || single polls on a prefilled queue; "
+		       "the arbiter checks the linearizable set"},
+    [QS_PEEK] = {QTABLE(peek_out), 3, "peek, poll, bad",
+		 "producer offers e1, e2 || consumer: peek, then poll"},
+    [QS_PEEK_RACE] = {QTABLE(peek_race_out), 3, "peek, bad, poll",
+		      "producer offers e1, e2 || consumer 0 peeks || consumer "
+		      "1 polls"},
+    [QS_SIZE] = {QTABLE(size_out), 4, "size1, size2, final, empty",
+		 "producer offers 2 || consumer polls || observer: "
+		 "size(), is_empty(), size()"},
+};
 
 /* ---- building the tests ---- */
 
@@ -808,69 +855,15 @@ static void q_add(const struct qparam *tmpl, const char *name,
 			t->actors[n++] = q_obs;
 	}
 	t->nactors = n;
-	const char *shape;
-	switch (p->scen) {
-	case QS_PUBLISH:
-		t->outcomes = p->may_fail ? publish_mayfail_out : publish_out;
-		t->noutcomes = p->may_fail
-				   ? sizeof publish_mayfail_out /
-					 sizeof publish_mayfail_out[0]
-				   : sizeof publish_out / sizeof publish_out[0];
-		t->nresults = 7;
-		t->rnames = "failed, taken, bad, lost, dup, order, size";
-		shape = "producer(s) write payloads, offer || consumer(s) take "
-			"and check; arbiter drains";
-		break;
-	case QS_RECYCLE:
-		t->outcomes = recycle_out;
-		t->noutcomes = sizeof recycle_out / sizeof recycle_out[0];
-		t->nresults = 4;
-		t->rnames = "peeked, took, reused, viol";
-		shape =
-		    "full queue: consumer peeks the head, reads its payload, "
-		    "takes it || producer(s) wait for room, then reuse "
-		    "that payload";
-		break;
-	case QS_NONEMPTY:
-		t->outcomes = nonempty_out;
-		t->noutcomes = sizeof nonempty_out / sizeof nonempty_out[0];
-		t->nresults = 5;
-		t->rnames = "poll1, nonempty, poll2, bad, viol";
-		shape = "producer(s) offer || consumer: poll, probe, poll";
-		break;
-	case QS_OFFER_POLL:
-		t->outcomes = offer_poll_out;
-		t->noutcomes = sizeof offer_poll_out / sizeof offer_poll_out[0];
-		t->nresults = 4;
-		t->rnames = "offers ok, polls ok, lin, bad";
-		shape = "single offers || single polls on a prefilled queue; "
-			"the arbiter checks the linearizable set";
-		break;
-	case QS_PEEK:
-		t->outcomes = peek_out;
-		t->noutcomes = sizeof peek_out / sizeof peek_out[0];
-		t->nresults = 3;
-		t->rnames = "peek, poll, bad";
-		shape = "producer offers e1, e2 || consumer: peek, then poll";
-		break;
-	case QS_PEEK_RACE:
-		t->outcomes = peek_race_out;
-		t->noutcomes = sizeof peek_race_out / sizeof peek_race_out[0];
-		t->nresults = 3;
-		t->rnames = "peek, bad, poll";
-		shape =
-		    "producer offers e1, e2 || consumer 0 peeks || consumer "
-		    "1 polls";
-		break;
-	default:
-		t->outcomes = size_out;
-		t->noutcomes = sizeof size_out / sizeof size_out[0];
-		t->nresults = 4;
-		t->rnames = "size1, size2, final, empty";
-		shape = "producer offers 2 || consumer polls || observer: "
-			"size(), is_empty(), size()";
-		break;
-	}
+	const struct qshape *sh = &shapes[p->scen];
+	struct qtable ot = sh->out;
+	if (p->scen == QS_PUBLISH && p->may_fail)
+		ot = (struct qtable)QTABLE(publish_mayfail_out);
+	t->outcomes = ot.rows;
+	t->noutcomes = ot.n;
+	t->nresults = sh->nresults;
+	t->rnames = sh->rnames;
+	const char *shape = sh->shape;
 	char ops[160] = "";
 	if (p->scen == QS_PUBLISH || p->scen == QS_RECYCLE)
 		snprintf(ops, sizeof ops, "; %s %s / %s",
@@ -891,100 +884,58 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	cs_register(t);
 }
 
-static bool fits(const struct tq_desc *d, unsigned np, unsigned nc)
-{
-	return np <= d->max_producers && nc <= d->max_consumers;
-}
+/* The parameters of one test, by shape (shorthands for the tables below). */
+#define QP(scen_, np_, nc_, cap_, per_, ...)                                   \
+	{                                                                      \
+		.scen = scen_, .np = np_, .nc = nc_, .cap = cap_, .per = per_, \
+		__VA_ARGS__                                                    \
+	}
+#define PUB(np_, nc_, pop_, cop_, cap_, per_)                                  \
+	QP(QS_PUBLISH, np_, nc_, cap_, per_, .pop = pop_, .cop = cop_)
+#define REC(np_, room, cop_)                                                   \
+	QP(QS_RECYCLE, np_, 1, 1, 1, .pop = room, .cop = cop_, .prefill = -1)
+#define NONEMPTY(np_, cap_, probe_)                                            \
+	QP(QS_NONEMPTY, np_, 1, cap_, 2, .probe = probe_)
+#define OFFPOLL(np_, nc_, cap_, pre)                                           \
+	QP(QS_OFFER_POLL, np_, nc_, cap_, 1, .prefill = pre)
 
-/* The contract tests (issue 5 item 3), per family and wrap. */
+/* The contract tests (issue 5 item 3), per family and wrap: q.<shape> on
+ * every family that has the producers and consumers the shape needs. */
+static const struct {
+	const char *shape;
+	struct qparam p;
+} contract[] = {
+    {"publish.1p1c", PUB(1, 1, OP_OFFER, OP_POLL, 8, 3)},
+    {"publish.2p1c", PUB(2, 1, OP_OFFER, OP_POLL, 8, 2)},
+    {"publish.1p2c", PUB(1, 2, OP_OFFER, OP_POLL, 8, 3)},
+    {"publish.2p2c", PUB(2, 2, OP_OFFER, OP_POLL, 8, 2)},
+    {"nonempty_poll.is_empty", NONEMPTY(1, 4, OP_IS_EMPTY)},
+    {"nonempty_poll.size", NONEMPTY(1, 4, OP_SIZE)},
+    {"peek_poll", QP(QS_PEEK, 1, 1, 4, 2, .prefill = 0)},
+    {"offer_poll.cap1.empty", OFFPOLL(1, 1, 1, 0)},
+    {"offer_poll.cap1.full", OFFPOLL(1, 1, 1, -1)},
+    {"offer_poll.cap2.empty", OFFPOLL(1, 1, 2, 0)},
+    {"offer_poll.cap2.full", OFFPOLL(1, 1, 2, -1)},
+    {"offer_poll.cap3.empty", OFFPOLL(1, 1, 3, 0)},
+    {"offer_poll.cap3.full", OFFPOLL(1, 1, 3, -1)},
+    {"offer_poll.cap1.full.2p1c", OFFPOLL(2, 1, 1, -1)},
+    {"offer_poll.cap1.full.1p2c", OFFPOLL(1, 2, 1, -1)},
+    {"size_bounds", QP(QS_SIZE, 1, 1, 2, 2, .prefill = 1)},
+};
+
 static void q_contract(const struct tq_desc *d, bool wrap)
 {
-	char name[96];
-	const char *w = wrap ? "wrap." : "";
-	struct qparam b = {
-	    .d = d, .wrap = wrap, .pop = OP_OFFER, .cop = OP_POLL};
-
-#define Q_NAME(fmt, ...)                                                       \
-	(snprintf(name, sizeof name, "q." fmt ".%s%s", __VA_ARGS__, w,         \
-		  d->name),                                                    \
-	 name)
-
-	static const unsigned pc[][2] = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
-	for (size_t i = 0; i < 4; i++) {
-		unsigned np = pc[i][0], nc = pc[i][1];
-		if (!fits(d, np, nc))
+	for (size_t i = 0; i < sizeof contract / sizeof contract[0]; i++) {
+		struct qparam p = contract[i].p;
+		if (p.np > d->max_producers || p.nc > d->max_consumers)
 			continue;
-		struct qparam p = b;
-		p.scen = QS_PUBLISH;
-		p.np = np;
-		p.nc = nc;
-		p.cap = 8;
-		p.per = np == 1 ? 3 : 2;
-		q_add(&p, Q_NAME("publish.%up%uc", np, nc), NULL, NULL);
+		p.d = d;
+		p.wrap = wrap;
+		char name[96];
+		snprintf(name, sizeof name, "q.%s.%s%s", contract[i].shape,
+			 wrap ? "wrap." : "", d->name);
+		q_add(&p, name, NULL, NULL);
 	}
-	for (int probe = 0; probe < 2; probe++) {
-		struct qparam p = b;
-		p.scen = QS_NONEMPTY;
-		p.np = p.nc = 1;
-		p.cap = 4;
-		p.per = 2;
-		p.probe = probe ? OP_SIZE : OP_IS_EMPTY;
-		q_add(&p, Q_NAME("nonempty_poll.%s", op_name(p.probe)), NULL,
-		      NULL);
-	}
-	{
-		struct qparam p = b;
-		p.scen = QS_PEEK;
-		p.np = p.nc = 1;
-		p.cap = 4;
-		p.per = 2;
-		q_add(&p, Q_NAME("%s", "peek_poll"), NULL, NULL);
-	}
-	for (size_t c = 1; c <= 3; c++)
-		for (int full = 0; full < 2; full++) {
-			struct qparam p = b;
-			p.scen = QS_OFFER_POLL;
-			p.np = p.nc = 1;
-			p.cap = c;
-			p.per = 1;
-			p.prefill = full ? -1 : 0;
-			q_add(&p,
-			      Q_NAME("offer_poll.cap%zu.%s", c,
-				     full ? "full" : "empty"),
-			      NULL, NULL);
-		}
-	if (fits(d, 2, 1)) {
-		struct qparam p = b;
-		p.scen = QS_OFFER_POLL;
-		p.np = 2;
-		p.nc = 1;
-		p.cap = 1;
-		p.per = 1;
-		p.prefill = -1;
-		q_add(&p, Q_NAME("%s", "offer_poll.cap1.full.2p1c"), NULL,
-		      NULL);
-	}
-	if (fits(d, 1, 2)) {
-		struct qparam p = b;
-		p.scen = QS_OFFER_POLL;
-		p.np = 1;
-		p.nc = 2;
-		p.cap = 1;
-		p.per = 1;
-		p.prefill = -1;
-		q_add(&p, Q_NAME("%s", "offer_poll.cap1.full.1p2c"), NULL,
-		      NULL);
-	}
-	{
-		struct qparam p = b;
-		p.scen = QS_SIZE;
-		p.np = p.nc = 1;
-		p.cap = 2;
-		p.per = 2;
-		p.prefill = 1;
-		q_add(&p, Q_NAME("%s", "size_bounds"), NULL, NULL);
-	}
-#undef Q_NAME
 }
 
 /*
@@ -996,27 +947,6 @@ struct qlabel {
 	const char *label, *family, *what;
 	struct qparam p;
 };
-
-#define PUB(np_, nc_, pop_, cop_, cap_, per_)                                  \
-	{                                                                      \
-		.scen = QS_PUBLISH, .np = np_, .nc = nc_, .pop = pop_,         \
-		.cop = cop_, .cap = cap_, .per = per_                          \
-	}
-#define REC(np_, room, cop_)                                                   \
-	{                                                                      \
-		.scen = QS_RECYCLE, .np = np_, .nc = 1, .pop = room,           \
-		.cop = cop_, .cap = 1, .per = 1, .prefill = -1                 \
-	}
-#define NONEMPTY(np_, probe_)                                                  \
-	{                                                                      \
-		.scen = QS_NONEMPTY, .np = np_, .nc = 1, .probe = probe_,      \
-		.cap = 8, .per = 2                                             \
-	}
-#define OFFPOLL(np_, nc_, cap_, pre)                                           \
-	{                                                                      \
-		.scen = QS_OFFER_POLL, .np = np_, .nc = nc_, .cap = cap_,      \
-		.per = 1, .prefill = pre                                       \
-	}
 
 static const struct qlabel labels[] = {
     {"S1", "spsc_array",
@@ -1037,7 +967,7 @@ static const struct qlabel labels[] = {
     {"S5", "spsc_array",
      "the producer's release of pidx -> is_empty(): not empty means the "
      "next poll succeeds",
-     NONEMPTY(1, OP_IS_EMPTY)},
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
     {"S6", "spsc_array",
      "size()'s acquire of cidx <- the consumer's release: room seen "
      "through size() makes reuse safe",
@@ -1069,23 +999,22 @@ static const struct qlabel labels[] = {
     {"M7", "mpsc_array",
      "poll's acquire of pidx on a NULL head slot: a claimed, unwritten "
      "slot is waited for, not reported empty",
-     NONEMPTY(2, OP_IS_EMPTY)},
+     NONEMPTY(2, 8, OP_IS_EMPTY)},
     {"M8", "mpsc_array",
      "size()'s acquires of cidx and pidx: a non-zero size means the next "
      "poll succeeds",
-     NONEMPTY(1, OP_SIZE)},
-    {"C1",
-     "spmc_array",
+     NONEMPTY(1, 8, OP_SIZE)},
+    {"C1", "spmc_array",
      "the producer's release of the slot -> peek's acquire: the peeked "
      "element's payload is intact",
-     {.scen = QS_PEEK, .np = 1, .nc = 1, .cap = 4, .per = 2}},
+     QP(QS_PEEK, 1, 1, 4, 2, .prefill = 0)},
     {"C2", "spmc_array",
      "the producer's release of pidx -> two consumers' acquire in refresh",
      PUB(1, 2, OP_OFFER, OP_POLL, 8, 4)},
     {"C3", "spmc_array",
      "is_empty()'s acquire of pidx <- the producer's release: not empty "
      "means the next poll succeeds",
-     NONEMPTY(1, OP_IS_EMPTY)},
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
     {"C4", "spmc_array",
      "pcache stored by one consumer, used by another (a batch offered with "
      "offer_bulk)",
@@ -1106,15 +1035,14 @@ static const struct qlabel labels[] = {
      "the producer's acquire of cidx in its refresh <- the consumers' "
      "claim (room seen through offer)",
      REC(1, OP_OFFER, OP_DRAIN)},
-    {"C9",
-     "spmc_array",
+    {"C9", "spmc_array",
      "peek's slot acquire between two cidx acquires, racing a poll by "
      "another consumer",
-     {.scen = QS_PEEK_RACE, .np = 1, .nc = 2, .cap = 4, .per = 2}},
+     QP(QS_PEEK_RACE, 1, 2, 4, 2, .prefill = 0)},
     {"Q1", "mpmc_array",
      "the producers' seq_cst tail claims -> size(): non-zero means the "
      "next poll succeeds",
-     NONEMPTY(2, OP_SIZE)},
+     NONEMPTY(2, 8, OP_SIZE)},
     {"Q2", "mpmc_array",
      "the producer's acquire of the cell seq <- the previous lap's "
      "consumer release: reads before the take happen-before the reuse",
@@ -1123,10 +1051,9 @@ static const struct qlabel labels[] = {
      "reserve CAS vs close CAS on a FREE cell: offer || poll on an empty "
      "queue is linearizable",
      OFFPOLL(1, 1, 1, 0)},
-    {"Q4",
-     "mpmc_array",
+    {"Q4", "mpmc_array",
      "the producer's release of the element -> peek's acquire",
-     {.scen = QS_PEEK, .np = 1, .nc = 1, .cap = 4, .per = 2}},
+     QP(QS_PEEK, 1, 1, 4, 2, .prefill = 0)},
     {"Q5", "mpmc_array",
      "the producer's release of FULL -> the consumer's acquire: payload "
      "intact",
@@ -1149,39 +1076,23 @@ static const struct qlabel labels[] = {
      "closing CAS: two producers and two consumers on an empty capacity-1 "
      "queue, linearizable",
      OFFPOLL(2, 2, 1, 0)},
-    {"Q11",
-     "mpmc_array",
+    {"Q11", "mpmc_array",
      "the consumers' tail reads and catch-up: two producers into a "
      "capacity-2 queue, offers may fail",
-     {.scen = QS_PUBLISH,
-      .np = 2,
-      .nc = 1,
-      .pop = OP_OFFER,
-      .cop = OP_POLL,
-      .cap = 2,
-      .per = 2,
-      .may_fail = true}},
+     QP(QS_PUBLISH, 2, 1, 2, 2, .pop = OP_OFFER, .cop = OP_POLL,
+	.may_fail = true)},
     {"Q12", "mpmc_array",
      "is_empty()'s seqlock-style reads: not empty means the next poll "
      "succeeds",
-     NONEMPTY(1, OP_IS_EMPTY)},
-    {"Q13",
-     "mpmc_array",
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
+    {"Q13", "mpmc_array",
      "size()'s head, tail, head snapshot: within [0, capacity]",
-     {.scen = QS_SIZE, .np = 1, .nc = 1, .cap = 2, .per = 2, .prefill = 1}},
-    {"Q14",
-     "mpmc_array",
+     QP(QS_SIZE, 1, 1, 2, 2, .prefill = 1)},
+    {"Q14", "mpmc_array",
      "fill gives positions back (release of FREE(p)) on a partly full "
      "queue, a consumer racing",
-     {.scen = QS_PUBLISH,
-      .np = 1,
-      .nc = 1,
-      .pop = OP_FILL,
-      .cop = OP_POLL,
-      .cap = 2,
-      .per = 3,
-      .prefill = 1,
-      .may_fail = true}},
+     QP(QS_PUBLISH, 1, 1, 2, 3, .pop = OP_FILL, .cop = OP_POLL, .prefill = 1,
+	.may_fail = true)},
 };
 
 static const struct tq_desc *family(const char *name)

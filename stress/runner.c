@@ -570,28 +570,16 @@ static int cpu_list(int *cpus, int max)
 	return n;
 }
 
-static const char *grade_name(enum cs_grade g)
+/* A grade as the table prints it, or (json) as the JSON record spells it. */
+static const char *grade_name(enum cs_grade g, bool json)
 {
-	switch (g) {
-	case CS_ACCEPTABLE:
-		return "Acceptable";
-	case CS_INTERESTING:
-		return "Interesting";
-	default:
-		return "Forbidden";
-	}
-}
-
-static const char *grade_json(enum cs_grade g)
-{
-	switch (g) {
-	case CS_ACCEPTABLE:
-		return "ACCEPTABLE";
-	case CS_INTERESTING:
-		return "INTERESTING";
-	default:
-		return "FORBIDDEN";
-	}
+	static const char *const names[][2] = {
+	    [CS_ACCEPTABLE] = {"Acceptable", "ACCEPTABLE"},
+	    [CS_INTERESTING] = {"Interesting", "INTERESTING"},
+	    [CS_FORBIDDEN] = {"Forbidden", "FORBIDDEN"}};
+	if (g != CS_ACCEPTABLE && g != CS_INTERESTING)
+		g = CS_FORBIDDEN;
+	return names[g][json];
 }
 
 static void format_key(char *out, size_t n, const int64_t *k, unsigned nres)
@@ -872,7 +860,7 @@ out:;
 			else
 				snprintf(freq, sizeof freq, "%.2f%%", f);
 			printf("    %-24s %15s %8s %12s  %s\n", key, c, freq,
-			       grade_name(kgrade[i]), kdesc[i]);
+			       grade_name(kgrade[i], false), kdesc[i]);
 		}
 		/* Declared outcomes never seen: exact ones as 0-sample rows,
 		 * every canary with its verdict. */
@@ -882,7 +870,7 @@ out:;
 			if (row_seen[p] == 0 && (pats[p].exact || canary))
 				printf("    %-24s %15s %8s %12s  %s%s\n",
 				       oc->pattern, "0", "0.00%",
-				       grade_name(oc->grade), oc->desc,
+				       grade_name(oc->grade, false), oc->desc,
 				       !canary ? ""
 				       : CS_CANARY_STRICT
 					   ? " [canary MISSING]"
@@ -920,7 +908,7 @@ out:;
 			sb_printf(j, "%s%" PRId64, f ? "," : "",
 				  keys[i].key[f]);
 		sb_printf(j, "],\"count\":%" PRIu64 ",\"grade\":\"%s\"",
-			  keys[i].count, grade_json(kgrade[i]));
+			  keys[i].count, grade_name(kgrade[i], true));
 		sb_printf(j, ",\"desc\":");
 		sb_json_str(j, kdesc[i]);
 		sb_printf(j, "}");

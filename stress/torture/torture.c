@@ -194,19 +194,25 @@ struct cfg {
 
 struct run;
 
+/* What a producer or consumer publishes about its operations (atomic); its
+ * count is the producer's seq, the consumer's got. */
+struct tally {
+	uint64_t upper; /* count + the elements of the op in progress */
+	uint64_t done;	/* count after the last op */
+	uint64_t ops;	/* operations called */
+	unsigned op;	/* the operation in progress */
+};
+
 struct prod {
 	_Alignas(128) struct run *r;
 	unsigned id;
 	uint64_t rng;
 	uint64_t seq; /* the next sequence to offer; owned */
 	/* Published (atomic): */
-	uint64_t upper;	 /* seq + the elements of the op in progress */
-	uint64_t done;	 /* seq after the last op */
-	uint64_t ops;	 /* operations called */
-	uint64_t fails;	 /* operations that moved nothing */
-	uint64_t waits;	 /* times it waited for a payload slot */
+	struct tally pub;
+	uint64_t fails;	   /* operations that moved nothing */
+	uint64_t waits;	   /* times it waited for a payload slot */
 	uint64_t wait_for; /* 1 + the sequence it waits to reuse a slot for */
-	unsigned op;	   /* the operation in progress */
 	uint64_t audits;   /* failed strict offers audited */
 	/* For fill's supplier: */
 	uint64_t sup_next, sup_end;
@@ -221,12 +227,9 @@ struct cons {
 	uint64_t *next; /* per producer: the next sequence expected (one
 			   consumer) or allowed (several); published */
 	/* Published (atomic): */
-	uint64_t upper; /* got + what the op in progress asks for */
-	uint64_t done;	/* got after the last op */
-	uint64_t ops;
+	struct tally pub;
 	uint64_t empties; /* operations that got nothing */
-	unsigned op;
-	uint64_t audits; /* NULL strict polls audited */
+	uint64_t audits;  /* NULL strict polls audited */
 	void *buf[BATCH];
 };
 
@@ -281,70 +284,73 @@ static void run_error(struct run *r, const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* Sums of the published counters. The loads are acquire: each pairs with the
- * release store of that counter (prod_publish_done, cons_publish_done), so
- * what the operations counted there did to the queue happens-before the
+enum side { PRODUCERS, CONSUMERS };
+
+static struct tally *tally_of(struct run *r, enum side sd, unsigned i)
+{
+	return sd == CONSUMERS ? &r->cons[i].pub : &r->prod[i].pub;
+}
+
+/* Sums of the published counters of one side. The loads of `done` are
+ * acquire: each pairs with the release store of that counter (tally_done),
+ * so what the operations counted there did to the queue happens-before the
  * caller's next look at the queue. `upper` loads are relaxed: see
- * prod_begin. */
-static uint64_t sum_prod_done(struct run *r)
+ * tally_begin. */
+static uint64_t sum_done(struct run *r, enum side sd)
 {
 	uint64_t s = 0;
-	for (unsigned i = 0; i < r->c.np; i++)
-		/* acquire: pairs with the release in prod_publish_done. */
-		s += conq__load_acquire(&r->prod[i].done);
+	unsigned n = sd == CONSUMERS ? r->c.nc : r->c.np;
+	for (unsigned i = 0; i < n; i++)
+		/* acquire: pairs with the release in tally_done. */
+		s += conq__load_acquire(&tally_of(r, sd, i)->done);
 	return s;
 }
 
-static uint64_t sum_prod_upper(struct run *r)
+static uint64_t sum_upper(struct run *r, enum side sd)
 {
 	uint64_t s = 0;
-	for (unsigned i = 0; i < r->c.np; i++)
-		/* relaxed: see prod_begin. */
-		s += conq__load_relaxed(&r->prod[i].upper);
+	unsigned n = sd == CONSUMERS ? r->c.nc : r->c.np;
+	for (unsigned i = 0; i < n; i++)
+		/* relaxed: see tally_begin. */
+		s += conq__load_relaxed(&tally_of(r, sd, i)->upper);
 	return s;
 }
 
-static uint64_t sum_cons_done(struct run *r)
+/*
+ * Announce an operation of n elements (upper: the count after it). relaxed:
+ * the store precedes, in program order, the operation's own release of the
+ * queue (the slot or index store, or the claiming RMW), so a thread that
+ * observes the operation in the queue through an acquire also sees this
+ * store (write-read coherence after happens-before). That is the only use of
+ * `upper`.
+ */
+static void tally_begin(struct tally *t, unsigned op, uint64_t upper)
 {
-	uint64_t s = 0;
-	for (unsigned i = 0; i < r->c.nc; i++)
-		/* acquire: pairs with the release in cons_publish_done. */
-		s += conq__load_acquire(&r->cons[i].done);
-	return s;
+	conq__store_relaxed(&t->op, op);
+	conq__store_relaxed(&t->upper, upper);
+	conq__store_relaxed(&t->ops, conq__load_relaxed(&t->ops) + 1);
 }
 
-static uint64_t sum_cons_upper(struct run *r)
+/* The operations up to `count` are complete. */
+static void tally_done(struct tally *t, uint64_t count)
 {
-	uint64_t s = 0;
-	for (unsigned i = 0; i < r->c.nc; i++)
-		/* relaxed: see prod_begin. */
-		s += conq__load_relaxed(&r->cons[i].upper);
-	return s;
+	/* release: pairs with the acquire in sum_done; the operations
+	 * counted are complete in the queue for whoever sees the count. */
+	conq__store_release(&t->done, count);
+	/* relaxed: the operation is over; the next tally_begin raises it. */
+	conq__store_relaxed(&t->upper, count);
 }
 
 /* ---- producers ------------------------------------------------------------- */
 
-/*
- * Announce an operation of n elements. relaxed: the store precedes, in
- * program order, the operation's own release of the queue (the slot or index
- * store, or the claiming RMW), so a thread that observes the operation in the
- * queue through an acquire also sees this store (write-read coherence after
- * happens-before). That is the only use of `upper`.
- */
 static void prod_begin(struct prod *p, unsigned op, uint64_t n)
 {
-	conq__store_relaxed(&p->op, op);
-	conq__store_relaxed(&p->upper, p->seq + n);
-	conq__store_relaxed(&p->ops, conq__load_relaxed(&p->ops) + 1);
+	tally_begin(&p->pub, op, p->seq + n);
 }
 
 static void prod_publish_done(struct prod *p)
 {
-	/* release: pairs with the acquire in sum_prod_done; the operations
-	 * counted are complete in the queue for whoever sees the count. */
-	conq__store_release(&p->done, p->seq);
-	/* relaxed: the operation is over; the next prod_begin raises it. */
-	conq__store_relaxed(&p->upper, p->seq);
+	tally_done(&p->pub, p->seq);
 }
 
 /* The slot of producer p's element `seq`, with the payload written. Waits
@@ -406,7 +412,7 @@ static void audit_offer(struct prod *p, const char *what, uint64_t n,
 			uint64_t cdone0)
 {
 	struct run *r = p->r;
-	uint64_t pu = sum_prod_upper(r) - n;
+	uint64_t pu = sum_upper(r, PRODUCERS) - n;
 	conq__store_relaxed(&p->audits, conq__load_relaxed(&p->audits) + 1);
 	if (pu - cdone0 < r->cap - n + 1)
 		run_error(r,
@@ -430,7 +436,7 @@ static void *prod_main(void *arg)
 		unsigned op = pick(&p->rng, r->pw, P_OPS);
 		uint64_t n = 1 + tq_rand_below(&p->rng, r->maxb), did = 0;
 		bool audit = audit_ok && (tq_rand(&p->rng) & 7) == 0;
-		uint64_t cdone0 = audit ? sum_cons_done(r) : 0;
+		uint64_t cdone0 = audit ? sum_done(r, CONSUMERS) : 0;
 		switch (op) {
 		case P_OFFER:
 		case P_RELAXED: {
@@ -506,18 +512,12 @@ static void *prod_main(void *arg)
 
 static void cons_begin(struct cons *c, unsigned op, uint64_t n)
 {
-	conq__store_relaxed(&c->op, op);
-	/* relaxed: see prod_begin. */
-	conq__store_relaxed(&c->upper, c->got + n);
-	conq__store_relaxed(&c->ops, conq__load_relaxed(&c->ops) + 1);
+	tally_begin(&c->pub, op, c->got + n);
 }
 
 static void cons_publish_done(struct cons *c)
 {
-	/* release: pairs with the acquire in sum_cons_done. */
-	conq__store_release(&c->done, c->got);
-	/* relaxed: as in prod_publish_done. */
-	conq__store_relaxed(&c->upper, c->got);
+	tally_done(&c->pub, c->got);
 }
 
 /* Verify a received element: its address, its payload, the ledger, the
@@ -590,7 +590,7 @@ static void drain_cb(void *ctx, void *e)
 static void audit_poll(struct cons *c, uint64_t pdone0)
 {
 	struct run *r = c->r;
-	uint64_t cu = sum_cons_upper(r);
+	uint64_t cu = sum_upper(r, CONSUMERS);
 	conq__store_relaxed(&c->audits, conq__load_relaxed(&c->audits) + 1);
 	if (pdone0 > cu)
 		run_error(r,
@@ -618,7 +618,7 @@ static void *cons_main(void *arg)
 		switch (op) {
 		case C_POLL:
 			if (audit)
-				pdone0 = sum_prod_done(r);
+				pdone0 = sum_done(r, PRODUCERS);
 			cons_begin(c, op, 1);
 			if ((e = d->poll(r->q)) != NULL)
 				receive(c, e, one);
@@ -708,9 +708,9 @@ static void *obs_main(void *arg)
 	uint64_t k = 0;
 	/* relaxed: as stop_prod in prod_main. */
 	while (!conq__load_relaxed(&r->stop_obs)) {
-		uint64_t pd = sum_prod_done(r);
+		uint64_t pd = sum_done(r, PRODUCERS);
 		size_t s = d->size(r->q);
-		uint64_t cu = sum_cons_upper(r);
+		uint64_t cu = sum_upper(r, CONSUMERS);
 		if (s > r->cap)
 			run_error(r, "observer: size() = %zu > capacity %" PRIu64,
 				  s, r->cap);
@@ -719,9 +719,9 @@ static void *obs_main(void *arg)
 				  "observer: size() = %zu, but at least %" PRIu64
 				  " elements were in the queue during the call",
 				  s, pd - cu);
-		pd = sum_prod_done(r);
+		pd = sum_done(r, PRODUCERS);
 		bool empty = d->is_empty(r->q);
-		cu = sum_cons_upper(r);
+		cu = sum_upper(r, CONSUMERS);
 		if (empty && pd > cu)
 			run_error(r,
 				  "observer: is_empty() is true, but at least "
@@ -751,10 +751,10 @@ static void dump(struct run *r, const char *why)
 		printf("       producer %u: in %s, next seq %" PRIu64
 		       " (upper %" PRIu64 "), %" PRIu64 " ops, %" PRIu64
 		       " failed, %" PRIu64 " slot waits%s",
-		       i, p_names[conq__load_relaxed(&p->op)],
-		       conq__load_relaxed(&p->done),
-		       conq__load_relaxed(&p->upper),
-		       conq__load_relaxed(&p->ops),
+		       i, p_names[conq__load_relaxed(&p->pub.op)],
+		       conq__load_relaxed(&p->pub.done),
+		       conq__load_relaxed(&p->pub.upper),
+		       conq__load_relaxed(&p->pub.ops),
 		       conq__load_relaxed(&p->fails),
 		       conq__load_relaxed(&p->waits),
 		       wf ? ", waiting to reuse the slot of" : "");
@@ -773,9 +773,9 @@ static void dump(struct run *r, const char *why)
 		struct cons *c = &r->cons[i];
 		printf("       consumer %u: in %s, %" PRIu64 " received, %" PRIu64
 		       " ops, %" PRIu64 " empty; next per producer:",
-		       i, c_names[conq__load_relaxed(&c->op)],
-		       conq__load_relaxed(&c->done),
-		       conq__load_relaxed(&c->ops),
+		       i, c_names[conq__load_relaxed(&c->pub.op)],
+		       conq__load_relaxed(&c->pub.done),
+		       conq__load_relaxed(&c->pub.ops),
 		       conq__load_relaxed(&c->empties));
 		for (unsigned j = 0; j < r->c.np && j < 8; j++)
 			printf(" %" PRIu64, conq__load_relaxed(&c->next[j]));
@@ -1099,10 +1099,10 @@ static bool run_one(const struct cfg *c, uint64_t *verified_out)
 		uint64_t prog = 0, verified = 0;
 		for (unsigned i = 0; i < c->np; i++)
 			/* relaxed: progress only. */
-			prog += conq__load_relaxed(&r->prod[i].done);
+			prog += conq__load_relaxed(&r->prod[i].pub.done);
 		for (unsigned i = 0; i < c->nc; i++)
 			/* relaxed: progress only. */
-			verified += conq__load_relaxed(&r->cons[i].done);
+			verified += conq__load_relaxed(&r->cons[i].pub.done);
 		prog += verified;
 		/* acquire (all three): pair with the threads' final
 		 * release increments; only counts, joined below. */
@@ -1160,11 +1160,11 @@ static bool run_one(const struct cfg *c, uint64_t *verified_out)
 
 	uint64_t ops = 0, audits = 0;
 	for (unsigned i = 0; i < c->np; i++) {
-		ops += r->prod[i].ops;
+		ops += r->prod[i].pub.ops;
 		audits += r->prod[i].audits;
 	}
 	for (unsigned i = 0; i < c->nc; i++) {
-		ops += r->cons[i].ops;
+		ops += r->cons[i].pub.ops;
 		audits += r->cons[i].audits;
 	}
 	bool ok = r->errors == 0;
