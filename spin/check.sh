@@ -81,13 +81,14 @@ search() {
 CONFIGS="
 spsc:1p1c               spsc.pml safety,progress
 mpsc:2p1c               mpsc.pml safety,progress
-mpmc:2p2c,k=1,claims=2  mpmc.pml safety          -DNP=2_-DNC=2_-DK=1_-DCLAIMS=2
+mpmc:2p2c,k=1,claims=3  mpmc.pml safety          -DNP=2_-DNC=2_-DK=1_-DCLAIMS=3
 mpmc:2p1c,k=2,claims=4  mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DCLAIMS=4
 mpmc:2p1c,k=1,claims=3  mpmc.pml progress        -DNP=2_-DNC=1_-DK=1_-DCLAIMS=3
 mpmc:1p2c,k=2,claims=4  mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DCLAIMS=4
+mpmc:3p1c,cap=1,holes=0 mpmc.pml safety          -DNP=3_-DNC=1_-DK=1_-DCLAIMS=3_-DCAP=1_-DHOLES=0
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3,4,5"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then

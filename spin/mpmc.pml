@@ -5,7 +5,8 @@
  * Promela, for an exhaustive search by Spin.
  *
  * What is modelled, as the header implements offer() and poll():
- *  - CAP = 2 cells of {seq, elem}; position p lives in cell p & (CAP - 1)
+ *  - CAP = 2 cells (or 1) of {seq, elem}; position p lives in cell
+ *    p & (CAP - 1)
  *    (the header's remap is a bijection of the cells, left out); seq is
  *    lap(p) | state, lap(p) = (p & ~(CAP - 1)) << 2, states FREE, RES, FULL;
  *  - positions (tail, head and the hints headc, tailc) of IB = 4 bits and
@@ -22,7 +23,8 @@
  *    FULL(t) (Q5));
  *  - abandon (the queue was full): hand t back with a CAS of the tail
  *    t + 1 -> t (Q1); else record t in the abandoned-position table, HOLES
- *    = 1 entry here (the header has 8): CAS EMPTY -> BUSY (Q15), pos
+ *    = 1 entry here (the header has 8; HOLES = 0: a table always full):
+ *    CAS EMPTY -> BUSY (Q15), pos
  *    (relaxed), count + 1 (Q19), READY (Q16); else, if the head is now past
  *    t - CAP (Q6), go back to waiting for the cell; else wait (the table is
  *    full) until one of those can change, and try again;
@@ -90,8 +92,10 @@
 #define PHALF  8
 #define SMOD   64             /* 2^(IB + 2) */
 #define SHALF  32
-#define CAP    2
-#define MASK   1
+#ifndef CAP
+#define CAP    2              /* capacity: 2, or 1 */
+#endif
+#define MASK   (CAP - 1)
 #ifndef NP
 #define NP     2              /* producers */
 #endif
@@ -105,6 +109,9 @@
 #define CLAIMS 4              /* positions claimed per side, at most */
 #endif
 #define START  14             /* the wrap comes after 2 positions */
+#ifndef HOLES
+#define HOLES  1              /* table entries: 1 (0: always full) */
+#endif
 #ifndef SLACK
 #define SLACK  0              /* CONQ__MPMC_FAA_SLACK: 0, the most FAAs */
 #endif
@@ -151,6 +158,25 @@ byte pos_of[NP * K];
 bit seen[NP * K];
 byte delivered = 0;
 byte finished = 0;
+
+/* Up to 3 producers and 2 consumers: thread j % NP (a repeat is harmless). */
+#define P1 (1 % NP)
+#define P2 (2 % NP)
+#define C1 (1 % NC)
+/* Does a producer hold position p? */
+#define HOLDS(j, p) (hold[j] && gt[j] == (p))
+#define HELD(p) (HOLDS(0, p) || HOLDS(P1, p) || HOLDS(P2, p))
+/* Is a poll in progress that has claimed p (and so waits for it)? */
+#define TAKING(p) ((taking[0] && gh[0] == (p)) || (taking[C1] && gh[C1] == (p)))
+/* Producer j holds a position below the tail t that no poll is waiting
+ * for, and that it has not lost to a legitimate close. */
+#define STRANDED(j, t) (hold[j] && !lost[j] && PDIFF(gt[j], t) < 0 && \
+			!TAKING(gt[j]))
+/* A close of h that the consumer may make (ok: it saw the tail at or below
+ * h): a producer that holds h now claimed it after that look, and has lost
+ * it. */
+#define LOSE1(j, hh) if :: ok && HOLDS(j, hh) -> lost[j] = 1 :: else -> skip fi
+#define LOSE(hh) LOSE1(0, hh); LOSE1(P1, hh); LOSE1(P2, hh)
 
 /*
  * One step = one shared access, with the local computation that follows it
@@ -286,7 +312,8 @@ abandon:
 		fi;
 		atomic {                            /* Q15: CAS EMPTY -> BUSY */
 			if
-			:: hstate == HEMPTY -> hstate = HBUSY; ok = true
+			:: HOLES > 0 && hstate == HEMPTY ->
+				hstate = HBUSY; ok = true
 			:: else -> ok = false
 			fi
 		}
@@ -311,13 +338,15 @@ abandon:
 		/* The table is full: wait until the tail, the entry or the head
 		 * may let us through (or the consumers' budget is spent). */
 		atomic {
-			tail == PWRAP(gt[id] + 1) || hstate == HEMPTY ||
+			tail == PWRAP(gt[id] + 1) ||
+			(HOLES > 0 && hstate == HEMPTY) ||
 			PDIFF(head, PWRAP(gt[id] - CAP)) > 0 ||
 			cclaims >= CLAIMS
 		}
 		if
 		:: cclaims >= CLAIMS && tail != PWRAP(gt[id] + 1) &&
-		   hstate != HEMPTY && PDIFF(head, PWRAP(gt[id] - CAP)) <= 0 ->
+		   (HOLES == 0 || hstate != HEMPTY) &&
+		   PDIFF(head, PWRAP(gt[id] - CAP)) <= 0 ->
 			atomic { hold[id] = 0; lost[id] = 0 };
 			break                       /* the bound */
 		:: else -> goto abandon
@@ -325,6 +354,8 @@ abandon:
 publish:
 		atomic {                            /* Q4 */
 			assert(cseq[c] == (lap | RES));
+			/* no lost element: its consumer has not passed t */
+			assert(PDIFF(gt[id], head) >= 0 || TAKING(gt[id]));
 			celem[c] = id * 8 + seq;
 			pos_of[id * K + seq - 1] = gt[id]
 		}
@@ -342,34 +373,6 @@ done:
 	od;
 	finished++
 }
-
-/* Does a producer hold position p? */
-#if NP == 1
-#define HELD(p) (hold[0] && gt[0] == (p))
-#else
-#define HELD(p) ((hold[0] && gt[0] == (p)) || (hold[1] && gt[1] == (p)))
-#endif
-/* Is a poll in progress that has claimed p (and so waits for it)? */
-#if NC == 1
-#define TAKING(p) (taking[0] && gh[0] == (p))
-#else
-#define TAKING(p) ((taking[0] && gh[0] == (p)) || (taking[1] && gh[1] == (p)))
-#endif
-/* Producer j holds a position below the tail t that no one is waiting
- * for, and that it has not lost to a legitimate close. */
-#define STRANDED(j, t) (hold[j] && !lost[j] && PDIFF(gt[j], t) < 0 && \
-			!TAKING(gt[j]))
-/* A close of h (consumer id, `ok`: it saw the tail at or below h before):
- * a producer that holds h now claimed it after that look; it has lost h. */
-#if NP == 1
-#define LOSE(hh) if :: ok && hold[0] && gt[0] == (hh) -> lost[0] = 1 \
-		    :: else -> skip fi
-#else
-#define LOSE(hh) if :: ok && hold[0] && gt[0] == (hh) -> lost[0] = 1 \
-		    :: else -> skip fi; \
-		 if :: ok && hold[1] && gt[1] == (hh) -> lost[1] = 1 \
-		    :: else -> skip fi
-#endif
 
 proctype consumer(byte id)
 {
@@ -404,12 +407,12 @@ cas:
 				/* empty: every busy cell is below the head */
 				assert(PDIFF(t, gh[id]) > 0 ||
 				       ((!BUSY(0) || PDIFF(CPOS(0), gh[id]) < 0) &&
-					(!BUSY(1) || PDIFF(CPOS(1), gh[id]) < 0)));
+					(!BUSY(MASK) || PDIFF(CPOS(MASK), gh[id]) < 0)));
 				/* empty: no producer holds a position below
 				 * the tail that no poll is waiting for */
 				assert(PDIFF(t, gh[id]) > 0 ||
-				       (!STRANDED(0, t) &&
-					(NP == 1 || !STRANDED(NP - 1, t))));
+				       (!STRANDED(0, t) && !STRANDED(P1, t) &&
+					!STRANDED(P2, t)));
 				ok = PDIFF(t, gh[id]) > 0
 			}
 			tailc = t;                  /* the hint (relaxed) */
