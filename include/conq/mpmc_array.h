@@ -37,10 +37,10 @@
  *    (CAS FREE(h) -> FREE(h + n)) when no producer holds it: the tail is at
  *    or below h (a poll past the tail; fill handed the position back); a
  *    producer that claims h later finds its CAS failing and takes a new
- *    position. If a producer holds h,
- *    the consumer waits for it (as JCTools' poll waits for a claimed slot),
- *    re-checking on every slow round whether h became closable, unless that
- *    producer has abandoned h (next rule): then it closes h.
+ *    position. If a producer holds h, the consumer waits for it (as
+ *    JCTools' poll waits for a claimed slot), re-checking on every slow
+ *    round whether h became closable, unless that producer has abandoned h
+ *    (next rule): then it closes h.
  *  - A producer whose cell still holds the previous lap waits for that lap's
  *    consumer if it has claimed the position (it is between its claim and
  *    its release), and otherwise gives the position up (the queue was full):
@@ -90,7 +90,7 @@
  *
  *  - The queue is linearizable. An offer takes its place when it takes its
  *    cell (RES); a poll, when it takes the element; FIFO order is position
- *    order.
+ *    order (docs/memory-model.md, "Linearizability").
  *  - poll returns NULL iff the queue was empty at some moment of the call:
  *    the tail was not past the head. An offer that has claimed a position
  *    counts as an element, as in JCTools: poll waits for it. Positions that
