@@ -123,7 +123,9 @@ static void *stream_poll_g(void *q)
 static void stream_flush(void *q)
 {
 	stream_ring *r = (stream_ring *)q;
+	/* release: pairs with the consumer's acquire of pub_p. */
 	conq__store_release(&r->pub_p, r->p);
+	/* release: pairs with the producer's acquire of pub_c. */
 	conq__store_release(&r->pub_c, r->c);
 }
 

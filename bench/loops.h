@@ -30,10 +30,13 @@
 /* Announce readiness, then run the op uncounted until all are ready. */
 static inline void cb_ctl_enter(cb_ctl *c)
 {
+	/* acq_rel: pairs with the acquire loads of ready (the other workers'
+	 * cb_ctl_catching_up, the control thread's wait in harness.c). */
 	conq__faa_acq_rel(&c->ready, 1u);
 }
 static inline bool cb_ctl_catching_up(const cb_ctl *c)
 {
+	/* acquire: pairs with cb_ctl_enter's increments. */
 	return conq__load_acquire(&c->ready) < c->nthreads;
 }
 /* The stop flag, read on every measured operation: relaxed (a plain load;
@@ -45,14 +48,20 @@ static inline bool cb_ctl_running(const cb_ctl *c)
 /* -bm ss (cb_ctl.self_stop): the measured role ends the iteration itself. */
 static inline void cb_ctl_stop(cb_ctl *c)
 {
+	/* release: as the control thread's store of done (harness.c); the
+	 * workers read it relaxed (cb_ctl_running), and what they publish
+	 * afterwards goes through stopped (cb_ctl_leave). */
 	conq__store_release(&c->done, 1u);
 }
 static inline void cb_ctl_leave(cb_ctl *c)
 {
+	/* acq_rel: pairs with the acquire loads of stopped
+	 * (cb_ctl_warming_down). */
 	conq__faa_acq_rel(&c->stopped, 1u);
 }
 static inline bool cb_ctl_warming_down(const cb_ctl *c)
 {
+	/* acquire: pairs with cb_ctl_leave's increments. */
 	return conq__load_acquire(&c->stopped) < c->nthreads;
 }
 /* A role's start: note its CPU usage so far (u0), announce readiness. */

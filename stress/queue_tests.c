@@ -346,6 +346,7 @@ static void q_abandon_put(struct qstate *s, unsigned i)
 	conq_mpmc_array *q = s->q;
 	for (unsigned k = 0; k < p->per; k++)
 		pay_write(s, prod_id(p, i, k));
+	/* [Q1] seq_cst: as in conq__mpmc_claim_put (a white-box FAA claim). */
 	conq__idx_t t = conq__faa_seq_cst(&q->tail, (conq__idx_t)p->per);
 	s->pos[i] = t;
 	/* The second producer pauses, 0..60 pauses by state, before its
@@ -708,6 +709,7 @@ static bool q_holes_ok(const struct qstate *s, int64_t *passed)
 	uint64_t ready = 0;
 	bool ok = true;
 	for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++) {
+		/* [Q17] acquire: as in conq__mpmc_abandoned. */
 		uint32_t st = conq__load_acquire(&q->holes[k].state);
 		if (st == CONQ__MPMC_HOLE_READY) {
 			ready++;
@@ -797,6 +799,7 @@ static void q_arbiter(void *st, int64_t *r)
 		 * not compared. After the drain every recorded position has
 		 * been passed: the table is empty. */
 		const conq_mpmc_array *q = s->q;
+		/* [Q17] and [Q19] acquire: as in conq__mpmc_abandoned. */
 		for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++)
 			if (conq__load_acquire(&q->holes[k].state) !=
 			    CONQ__MPMC_HOLE_EMPTY)

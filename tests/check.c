@@ -52,31 +52,30 @@ void check_context(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Does `a op b` hold, given cmp = -1, 0, 1 for a <, ==, > b? One table for
+ * the unsigned and the signed checks. */
+static bool holds(enum check_op op, int cmp)
+{
+	switch (op) {
+	case CHECK_OP_EQ:
+		return cmp == 0;
+	case CHECK_OP_NE:
+		return cmp != 0;
+	case CHECK_OP_LT:
+		return cmp < 0;
+	case CHECK_OP_LE:
+		return cmp <= 0;
+	case CHECK_OP_GT:
+		return cmp > 0;
+	default:
+		return cmp >= 0;
+	}
+}
+
 bool check__u(const char *file, int line, const char *expr, enum check_op op,
 	      unsigned long long a, unsigned long long b)
 {
-	bool ok;
-	switch (op) {
-	case CHECK_OP_EQ:
-		ok = a == b;
-		break;
-	case CHECK_OP_NE:
-		ok = a != b;
-		break;
-	case CHECK_OP_LT:
-		ok = a < b;
-		break;
-	case CHECK_OP_LE:
-		ok = a <= b;
-		break;
-	case CHECK_OP_GT:
-		ok = a > b;
-		break;
-	default:
-		ok = a >= b;
-		break;
-	}
-	if (ok) {
+	if (holds(op, (a > b) - (a < b))) {
 		pass();
 		return true;
 	}
@@ -93,28 +92,7 @@ bool check__u(const char *file, int line, const char *expr, enum check_op op,
 bool check__i(const char *file, int line, const char *expr, enum check_op op,
 	      long long a, long long b)
 {
-	bool ok;
-	switch (op) {
-	case CHECK_OP_EQ:
-		ok = a == b;
-		break;
-	case CHECK_OP_NE:
-		ok = a != b;
-		break;
-	case CHECK_OP_LT:
-		ok = a < b;
-		break;
-	case CHECK_OP_LE:
-		ok = a <= b;
-		break;
-	case CHECK_OP_GT:
-		ok = a > b;
-		break;
-	default:
-		ok = a >= b;
-		break;
-	}
-	if (ok) {
+	if (holds(op, (a > b) - (a < b))) {
 		pass();
 		return true;
 	}

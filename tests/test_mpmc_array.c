@@ -54,6 +54,8 @@ static void *run_waiter(void *arg)
 	struct waiter *w = (struct waiter *)arg;
 	w->got =
 	    w->peek ? conq_mpmc_array_peek(w->q) : conq_mpmc_array_poll(w->q);
+	/* release: pairs with the main thread's acquire of done; w->got is
+	 * visible with it. */
 	conq__store_release(&w->done, 1);
 	return NULL;
 }
@@ -200,6 +202,7 @@ static bool look_window(conq_mpmc_array *q, uint64_t start, int v)
 {
 	(void)start;
 	(void)v;
+	/* [Q1] seq_cst: as in conq__mpmc_claim_put (a white-box claim). */
 	conq__idx_t a = conq__faa_seq_cst(&q->tail, (conq__idx_t)2);
 	conq__idx_t b = conq__idx_add(a, 1);
 	struct waiter w = {q, true, NULL, 0};
@@ -336,6 +339,8 @@ static void case_past_tail(void)
 	conq_mpmc_array *q = make(4, 0);
 	if (!CHECK_NOT_NULL(q))
 		return;
+	/* [Q7] seq_cst: as in conq__mpmc_claim_take (a white-box claim past
+	 * the tail); the tail load, [Q11], as in take. */
 	conq__idx_t h = conq__faa_seq_cst(&q->head, (conq__idx_t)1);
 	CHECK_NULL(conq__mpmc_take(q, h));
 	CHECK_EQ(conq__load_seq_cst(&q->tail), h);

@@ -212,6 +212,8 @@ static void *producer_main(void *arg)
 					 __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&p->progress, p->seq - 1, __ATOMIC_RELAXED);
+	/* release: pairs with the acquire load of finished in the waiting
+	 * thread; this thread's counters are final before it. */
 	__atomic_fetch_add(&x->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -339,6 +341,8 @@ static void *consumer_main(void *arg)
 					 __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&c->progress, c->got, __ATOMIC_RELAXED);
+	/* release: pairs with the acquire load of finished in the waiting
+	 * thread; this thread's counters are final before it. */
 	__atomic_fetch_add(&x->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
