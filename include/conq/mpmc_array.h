@@ -143,15 +143,15 @@
 extern "C" {
 #endif
 
-/* Atomics beyond impl/atomic.h's set (to merge there): the head and tail are
- * accessed seq_cst, so that each side's reading of both counters is
- * consistent with one total order; on x86 a seq_cst RMW or load costs what
- * an acq_rel one does. */
-
-/* Prefetch (to merge into impl/atomic.h next to cpu_relax). For reading:
- * under contention the line may be another thread's next write, and a read
- * prefetch does not take it away; with no other sharer the line arrives
- * exclusive anyway. */
+/* The head and tail are accessed seq_cst, so that each side's reading of
+ * both counters is consistent with one total order; on x86 a seq_cst RMW or
+ * load costs what an acq_rel one does.
+ *
+ * No software prefetch of the cell an FAA will most likely return: with two
+ * threads per side on 2 CPUs it cost 25-40% of the throughput (the other
+ * producer or consumer had often moved the counter, so the line fetched was
+ * a cell that thread was about to write), and it gained nothing at 1P1C
+ * (docs/benchmarks.md, "conq_mpmc_array: the prefetch"). */
 
 /* Tunables (compile-time). */
 #ifndef CONQ__MPMC_FAA_SLACK /* FAA if the hint shows this much more room */
@@ -531,11 +531,6 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 	if ((int64_t)conq__idx_diff(
 		(conq__idx_t)(conq__load_relaxed(&q->headc) + q->cap), t) >=
 	    (int64_t)(k + CONQ__MPMC_FAA_SLACK)) {
-		/* The cell the FAA will most likely return: its address
-		 * depends on the FAA, which a miss would then wait for, and
-		 * the remap defeats the hardware prefetcher. Its last user
-		 * is at least CONQ__MPMC_FAA_SLACK positions back. */
-		conq__prefetch(conq__mpmc_cell_at(q, t));
 		/* [Q1] seq_cst, as above. */
 		*first = conq__faa_seq_cst(&q->tail, (conq__idx_t)k);
 		return k;
@@ -571,8 +566,6 @@ static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 	/* relaxed: a hint, as in claim_put, for the tail. */
 	if (conq__idx_diff(conq__load_relaxed(&q->tailc), h) >=
 	    (int64_t)(k + CONQ__MPMC_FAA_SLACK)) {
-		/* As in claim_put. */
-		conq__prefetch(conq__mpmc_cell_at(q, h));
 		/* [Q7] seq_cst, as above. */
 		*first = conq__faa_seq_cst(&q->head, (conq__idx_t)k);
 		return k;

@@ -65,9 +65,6 @@
 #define conq__cpu_relax() ((void)0)
 #endif
 
-/* Read prefetch of the line holding *p (a hint; no ordering). */
-#define conq__prefetch(p) __builtin_prefetch((p), 0)
-
 #define CONQ__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CONQ__UNLIKELY(x) __builtin_expect(!!(x), 0)
 
