@@ -11,6 +11,12 @@
  * Layout, which is the whole point: each side's private counters and each
  * published index are on different CB_PAD blocks, so the reader polling a
  * published index never false-shares with the writer's private updates.
+ *
+ * ceiling:stream_locked - the same stream whose producer also makes one
+ * locked read-modify-write per offer (on a counter nobody else reads): the
+ * ceiling of a producer that claims its slot with an atomic RMW, as every
+ * MPSC queue's producers must (conq_mpsc_array's CAS on pidx, even with one
+ * producer). It shows what that RMW alone costs against ceiling:stream.
  */
 #include <errno.h>
 
@@ -26,6 +32,7 @@ typedef struct stream_ring {
 	/* Producer-private. */
 	_Alignas(CB_PAD) uint64_t p; /* next index to write */
 	uint64_t plimit;             /* p may reach this: pub_c + cap, cached */
+	uint64_t claims;             /* ceiling:stream_locked's RMW target */
 	/* Published by the producer every batch. */
 	_Alignas(CB_PAD) uint64_t pub_p;
 	/* Consumer-private. */
@@ -63,6 +70,20 @@ static inline bool stream_offer(stream_ring *r, void *e)
 		/* release: publishes the slots below p. */
 		conq__store_release(&r->pub_p, p);
 	return true;
+}
+
+/* ceiling:stream_locked: the same, with one locked read-modify-write per
+ * offer on a producer-private counter, as the claim of a MPSC queue
+ * (conq_mpsc_array's CAS on pidx) costs even uncontended: on x86 a locked
+ * instruction waits until the producer's earlier stores (the previous slot)
+ * are visible, so slot stores no longer overlap. The ceiling of a
+ * single-producer stream whose producer claims with an atomic RMW; no
+ * consumer ever reads the counter. */
+static inline bool stream_offer_locked(stream_ring *r, void *e)
+{
+	/* acq_rel: nothing pairs with it; the locked RMW is the point. */
+	conq__faa_acq_rel(&r->claims, (uint64_t)1);
+	return stream_offer(r, e);
 }
 
 static inline void *stream_poll(stream_ring *r)
@@ -130,6 +151,13 @@ static void stream_flush(void *q)
 }
 
 CB_DEFINE_LOOPS(ceiling_stream, stream_ring, stream_offer, stream_poll)
+CB_DEFINE_LOOPS(ceiling_stream_locked, stream_ring, stream_offer_locked,
+		stream_poll)
+
+static bool stream_offer_locked_g(void *q, void *e)
+{
+	return stream_offer_locked((stream_ring *)q, e);
+}
 
 extern const cb_adapter cb_adapter_ceiling_stream;
 const cb_adapter cb_adapter_ceiling_stream = {
@@ -144,4 +172,19 @@ const cb_adapter cb_adapter_ceiling_stream = {
 	.poll = stream_poll_g,
 	.flush = stream_flush,
 	.loops = &ceiling_stream_loops,
+};
+
+extern const cb_adapter cb_adapter_ceiling_stream_locked;
+const cb_adapter cb_adapter_ceiling_stream_locked = {
+	.name = "ceiling:stream_locked",
+	.family = "ceiling",
+	.desc = "ceiling:stream plus one locked RMW per offer (the claim of a MPSC)",
+	.contract = CB_SPSC,
+	.kind = CB_KIND_BASELINE,
+	.create = stream_create,
+	.destroy = stream_destroy,
+	.offer = stream_offer_locked_g,
+	.poll = stream_poll_g,
+	.flush = stream_flush,
+	.loops = &ceiling_stream_locked_loops,
 };

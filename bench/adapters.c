@@ -7,6 +7,7 @@ extern const cb_adapter cb_adapter_conq_mpsc_array;
 extern const cb_adapter cb_adapter_conq_spmc_array;
 extern const cb_adapter cb_adapter_conq_mpmc_array;
 extern const cb_adapter cb_adapter_ceiling_stream;
+extern const cb_adapter cb_adapter_ceiling_stream_locked;
 extern const cb_adapter cb_adapter_mutex_ring;
 #ifdef CB_HAVE_CK
 extern const cb_adapter cb_adapter_ck_spsc;
@@ -88,6 +89,7 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_tbb_bounded,
 #endif
 	&cb_adapter_ceiling_stream,
+	&cb_adapter_ceiling_stream_locked,
 	&cb_adapter_mutex_ring,
 	&cb_adapter_mutex_condvar,
 };
