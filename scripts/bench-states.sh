@@ -29,7 +29,8 @@
 #                  MPSC and MPMC contenders at -tg 1,1 (and the MPMC ones at
 #                  2,2), -wi 1 -i 4 -r 150ms,
 #                  with each conq queue's ratio to the peers of its contract
-#                  and conq_mpsc_array's to conq_spsc_array)
+#                  and conq_mpsc_array's to conq_spsc_array and to the
+#                  locked ceiling)
 #
 # Environment: CONQ_BENCH (default build/bench/conq-bench).
 # Exit status: 0; 2 on a usage error; 1 if a run or probe failed.
@@ -62,10 +63,10 @@ case $RUNS in ''|*[!0-9]*) usage ;; esac
 case $FAST$SLOW in *[!0-9]*) usage ;; esac
 [ "$RUNS" -ge 1 ] || usage
 if [ $# -eq 0 ]; then
-	set -- -tg 1,1 -tg 2,2 -p qType=conq:spsc_array,ck:spsc,dpdk:rte_ring_spsc,ceiling:stream,conq:mpsc_array,conq:mpmc_array,atomic_queue:mpmc,dpdk:rte_ring_mpmc \
+	set -- -tg 1,1 -tg 2,2 -p qType=conq:spsc_array,ck:spsc,dpdk:rte_ring_spsc,ceiling:stream,ceiling:stream_locked,conq:mpsc_array,conq:mpmc_array,atomic_queue:mpmc,dpdk:rte_ring_mpmc \
 		-wi 1 -w 100ms -i 4 -r 150ms
 	# Issue 2's and 3's targets: conq against the peers of its contract.
-	[ -n "$RATIOS" ] || RATIOS=" conq:spsc_array/ck:spsc conq:spsc_array/dpdk:rte_ring_spsc conq:spsc_array/ceiling:stream conq:mpsc_array/conq:spsc_array conq:mpmc_array/dpdk:rte_ring_mpmc conq:mpmc_array/atomic_queue:mpmc"
+	[ -n "$RATIOS" ] || RATIOS=" conq:spsc_array/ck:spsc conq:spsc_array/dpdk:rte_ring_spsc conq:spsc_array/ceiling:stream ceiling:stream/ck:spsc conq:mpsc_array/conq:spsc_array conq:mpsc_array/ceiling:stream_locked ceiling:stream_locked/conq:spsc_array conq:mpmc_array/dpdk:rte_ring_mpmc conq:mpmc_array/atomic_queue:mpmc"
 fi
 [ -x "$BENCH" ] || { echo "bench-states: $BENCH not found (make first)" >&2; exit 1; }
 
