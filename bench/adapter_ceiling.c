@@ -81,7 +81,8 @@ static inline bool stream_offer(stream_ring *r, void *e)
  * consumer ever reads the counter. */
 static inline bool stream_offer_locked(stream_ring *r, void *e)
 {
-	/* acq_rel: nothing pairs with it; the locked RMW is the point. */
+	/* acq_rel, as conq_mpsc_array's claim ([M3]); no other thread reads
+	 * the counter, so nothing pairs with it: its cost is the point. */
 	conq__faa_acq_rel(&r->claims, (uint64_t)1);
 	return stream_offer(r, e);
 }
