@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all configure test bench stress torture spin install clean
+.PHONY: all configure test bench stress torture spin install clean scaling-kit
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
@@ -92,6 +92,18 @@ index16:
 	$(MAKE) all BUILD=$(INDEX16_BUILD) CMAKE_FLAGS='-DCONQ_INDEX_BITS=16 -DCONQ_WERROR=ON -DCONQ_BUILD_BENCH=OFF $(CMAKE_FLAGS)'
 	ctest --test-dir $(INDEX16_BUILD) --output-on-failure -j $(JOBS)
 
+# The multi-core scaling kit (issue 3): a static conq-bench, with every peer
+# that has a static archive, and scripts/run-scaling.sh, in $(KIT_BUILD)/kit:
+# copy that directory to a many-core machine without the libraries and run
+# run-scaling.sh there (docs/benchmarks.md, "Scaling on many cores").
+KIT_BUILD ?= build-kit
+scaling-kit:
+	$(MAKE) configure BUILD=$(KIT_BUILD) CMAKE_FLAGS='-DCONQ_BENCH_STATIC=ON -DCONQ_BUILD_TESTS=OFF -DCONQ_BUILD_STRESS=OFF -DCONQ_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)'
+	cmake --build $(KIT_BUILD) --target conq-bench -j $(JOBS)
+	mkdir -p $(KIT_BUILD)/kit
+	cp $(KIT_BUILD)/bench/conq-bench scripts/run-scaling.sh $(KIT_BUILD)/kit/
+	@echo "scaling kit: $(KIT_BUILD)/kit (there: OUT=DIR ./run-scaling.sh)"
+
 # Report (do not fix) formatting that differs from .clang-format.
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS = include src tests bench examples
@@ -105,4 +117,4 @@ ci:
 	bash .ci/run
 
 distclean: clean
-	rm -rf build-asan build-tsan build-aarch64 build-index16 build-ci
+	rm -rf build-asan build-tsan build-aarch64 build-index16 build-ci build-kit

@@ -110,9 +110,9 @@ static void list_peers(void)
 			       "%s; Debian: %s)\n",
 			       "", "", p->needs, p->package);
 	}
-	printf("Baselines (not queues of a library): ceiling:stream (SPSC), "
-	       "mutex:ring and mutex:condvar (MPMC, the floor): always "
-	       "compiled in.\n");
+	printf("Baselines (not queues of a library): ceiling:stream and "
+	       "ceiling:stream_locked (SPSC), mutex:ring and mutex:condvar "
+	       "(MPMC, the floor): always compiled in.\n");
 }
 
 static int selftest(const char *only)
