@@ -3,7 +3,7 @@
 #
 # run-scaling.sh - the multi-core scaling run of issue 3, for a machine with
 # many cores and none of the peer libraries. It travels in the kit that
-# `make scaling-kit` builds (scripts/scaling-kit.sh): a static conq-bench
+# `make scaling-kit` builds (the Makefile): a static conq-bench
 # with every peer that has a static archive, and this script.
 #
 # usage: run-scaling.sh [--smoke] [--max-threads N]
