@@ -33,7 +33,7 @@
 #                  locked ceiling)
 #
 # Environment: CONQ_BENCH (default build/bench/conq-bench).
-# Exit status: 0; 2 on a usage error; 1 if a run or probe failed.
+# Exit status: 0 (also for -h); 2 on a usage error; 1 if a run or probe failed.
 set -eu
 
 BENCH=${CONQ_BENCH:-build/bench/conq-bench}
@@ -41,9 +41,10 @@ RUNS=10
 FAST=150
 SLOW=250
 RATIOS=""
-usage() {
-	sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+usage() { # [status]: 2 (a usage error, to stderr) unless given
+	if [ "${1:-2}" -eq 0 ]; then exec 3>&1; else exec 3>&2; fi
+	sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&3
+	exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -55,7 +56,7 @@ while [ $# -gt 0 ]; do
 		case $2 in */*) ;; *) usage ;; esac
 		RATIOS="$RATIOS $2"; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
 done

@@ -38,6 +38,9 @@ sh "$script" -n x >/dev/null 2>&1
 check "-n not a number: exit 2" [ $? -eq 2 ]
 sh "$script" --bogus >/dev/null 2>&1
 check "unknown option: exit 2" [ $? -eq 2 ]
+out=$(sh "$script" --help 2>/dev/null)
+check "--help: exit 0" [ $? -eq 0 ]
+check "--help: the usage on stdout" sh -c 'echo "$1" | grep -q "^usage: scripts/bench-states.sh"' _ "$out"
 # A failing run: exit 1.
 sh "$script" -n 1 -- -p qType=no:such:queue >/dev/null 2>&1
 check "a failing run: exit 1" [ $? -eq 1 ]
