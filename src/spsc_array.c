@@ -7,6 +7,7 @@
 #include "conq/impl/testing.h"
 
 #define SPSC_MAX_BATCH 32u
+#define SPSC_MAX_LOOK 4096u /* JCTools' MAX_LOOK_AHEAD_STEP */
 
 /* The proof (docs/memory-model.md) compares indices up to capacity + B
  * apart. */
@@ -42,6 +43,11 @@ static conq_spsc_array *spsc_init(void *mem, size_t capacity, uint64_t start,
 	q->cap = cap;
 	q->batch = spsc_batch(q->cap);
 	q->ring = q->cap + q->batch;
+	/* As JCTools' lookAheadStep, min(capacity / 4, 4096), but at least 1.
+	 * Measured against 1024, 2048 and 16384 (docs/benchmarks.md). */
+	q->look = q->cap / 4 < SPSC_MAX_LOOK ? q->cap / 4 : SPSC_MAX_LOOK;
+	if (q->look == 0)
+		q->look = 1;
 	/* A narrow index build (CONQ_INDEX_BITS) keeps start's low bits. */
 	q->pidx = q->cidx = (conq__idx_t)start;
 	q->plimit = conq__idx_add(q->pidx, q->cap);

@@ -12,9 +12,14 @@
  *  - the ring has capacity + B slots, so those at most B - 1 consumed but not
  *    yet cleared slots never make a non-full queue look full: offer() is
  *    still false *iff* the queue holds capacity() elements;
- *  - the producer caches a limit derived from the consumer index (index + the
- *    capacity) and re-reads that index only when it reaches the limit, which
- *    in the common, not-nearly-full case is once per `capacity` offers.
+ *  - the producer caches a limit and, when it reaches it, looks first at the
+ *    slots, as JCTools does: one slot `look` = min(capacity / 4, 4096)
+ *    indices ahead (found cleared: `look` more offers need no look at all),
+ *    then the slot of the next index alone. Only when that one is not yet
+ *    cleared (the queue is full, or within B - 1 of full) does it read the
+ *    consumer index, which is exact. The clears come B at a time, so near
+ *    full the two sides hand each other lines once per batch, not once per
+ *    element (the consumer index changes with every poll).
  *
  * Capacity: the requested capacity rounded up to a power of two, from 1 up to
  * CONQ_ARRAY_MAX_CAPACITY (2^31 on 64-bit targets). 0 or larger: EINVAL.
@@ -59,11 +64,12 @@ struct conq_spsc_array {
 	uint64_t cap;   /* capacity(), a power of two */
 	uint64_t ring;  /* slots in the ring: cap + batch */
 	uint64_t batch; /* B: the consumer clears B slots at a time */
-	CONQ__PAD_AFTER(pad_cold, 3 * sizeof(uint64_t));
+	uint64_t look;  /* the producer's look-ahead, 1 <= look <= cap */
+	CONQ__PAD_AFTER(pad_cold, 4 * sizeof(uint64_t));
 
 	/* Producer-hot: written only by P. */
 	conq__idx_t pidx;   /* next index to write; read by size() */
-	conq__idx_t plimit; /* indices below this are free: cidx + cap, cached */
+	conq__idx_t plimit; /* indices below this are free (cached) */
 	uint64_t ppos;      /* pidx's slot: pidx modulo ring, kept incrementally */
 	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(2) + sizeof(uint64_t));
 
@@ -113,27 +119,68 @@ static inline void **conq__spsc_array_slots(const conq_spsc_array *q)
 	return (void **)((uintptr_t)q + sizeof(conq_spsc_array));
 }
 
-/* P, slow path: the cached limit is used up; re-read the consumer index.
- * Returns the free slots from pidx on (0: full). */
-static inline uint64_t conq__spsc_array_refresh(conq_spsc_array *q,
-						conq__idx_t p)
+/* P: is the slot `ahead` (< ring) indices past pidx p cleared? That slot
+ * last held index p + ahead - ring = p + ahead - cap - B; NULL means that
+ * index was consumed and cleared, or never written (the first lap). The
+ * consumer clears in index order, after reading, so every earlier index is
+ * consumed and cleared too. */
+static inline bool conq__spsc_array_cleared(const conq_spsc_array *q,
+					    uint64_t ahead)
 {
+	uint64_t pos = q->ppos + ahead; /* < 2 * ring: ahead < ring */
+	if (pos >= q->ring)
+		pos -= q->ring;
+	/* [S8] acquire: pairs with [S7] (the consumer's release of the clear):
+	 * its reads and clears of every slot up to this one happen-before we
+	 * overwrite them. */
+	return conq__load_acquire(&conq__spsc_array_slots(q)[pos]) == NULL;
+}
+
+/* P, slow path: the cached limit allows fewer than `want` (1 <= want) offers
+ * from pidx p. Returns the free slots found (0: full), which may be fewer
+ * than want only when it read the consumer index (exact). Three looks,
+ * cheapest first; see docs/memory-model.md for the proof:
+ *
+ *  1. the slot of index p + look + B - 1 cleared: index p + look - cap - 1
+ *     is consumed, so p + look - cidx <= cap: `look` slots are free;
+ *  2. the slot of index p + want - 1 + B cleared: likewise `want` are free;
+ *  3. cidx: exactly cidx + cap - p free. Needed because up to B - 1
+ *     consumed slots wait for their clear: a not-yet-cleared slot does not
+ *     mean the queue is full, and offer fails only when it is. */
+static CONQ__NOINLINE uint64_t
+conq__spsc_array_refresh(conq_spsc_array *q, conq__idx_t p, uint64_t want)
+{
+	if (want <= q->look &&
+	    conq__spsc_array_cleared(q, q->look + q->batch - 1)) {
+		q->plimit = conq__idx_add(p, q->look);
+		return q->look;
+	}
+	if (want <= q->cap && conq__spsc_array_cleared(q, want - 1 + q->batch)) {
+		q->plimit = conq__idx_add(p, want);
+		return want;
+	}
 	/* [S3] acquire: pairs with [S4] (the consumer's release of cidx). The
 	 * consumer read and cleared every slot below cidx - B + 1 (the ring's
 	 * B extra slots cover the rest) before [S4], so the slots below
 	 * cidx + cap are free and already NULL for us to overwrite. */
 	conq__idx_t c = conq__load_acquire(&q->cidx);
+	/* Negative when cidx lags a clear that look 1 or 2 above has already
+	 * used (the consumer clears before it publishes cidx): full then, and
+	 * plimit stays >= p. */
+	conq__sidx_t avail = conq__idx_diff(conq__idx_add(c, q->cap), p);
+	if (avail <= 0)
+		return 0;
 	q->plimit = conq__idx_add(c, q->cap);
-	return (uint64_t)conq__idx_diff(q->plimit, p);
+	return (uint64_t)avail;
 }
 
-/* P: free slots we may write without re-reading cidx, refreshing if needed. */
+/* P: free slots we may write without looking, refreshing if needed. */
 static inline uint64_t conq__spsc_array_free(conq_spsc_array *q, conq__idx_t p,
 					     uint64_t want)
 {
 	uint64_t avail = (uint64_t)conq__idx_diff(q->plimit, p);
 	if (avail < want)
-		avail = conq__spsc_array_refresh(q, p);
+		avail = conq__spsc_array_refresh(q, p, want);
 	return avail;
 }
 
@@ -182,7 +229,7 @@ static inline bool conq_spsc_array_offer(conq_spsc_array *q, void *e)
 	}
 	conq__idx_t p = q->pidx;
 	if (CONQ__UNLIKELY(conq__idx_diff(q->plimit, p) <= 0) &&
-	    conq__spsc_array_refresh(q, p) == 0)
+	    conq__spsc_array_refresh(q, p, 1) == 0)
 		return false;
 	void *es[1] = {e};
 	conq__spsc_array_put(q, p, es, 1);
@@ -220,9 +267,11 @@ static inline void conq__spsc_array_advance(conq_spsc_array *q, uint64_t n)
 	if (q->pending >= q->batch) {
 		uint64_t t = q->tpos;
 		for (uint64_t i = 0; i < q->pending; i++) {
-			/* relaxed: the producer learns of the clear through
-			 * [S4] below, never by reading the slot. */
-			conq__store_relaxed(&slots[t], (void *)NULL);
+			/* [S7] release: pairs with [S8] (the producer's look
+			 * at a slot): our reads of this slot and of every
+			 * earlier one, and the clears of the earlier ones,
+			 * happen-before the producer overwrites them. */
+			conq__store_release(&slots[t], (void *)NULL);
 			if (++t == q->ring)
 				t = 0;
 		}

@@ -68,4 +68,10 @@
 #define CONQ__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CONQ__UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* A slow path kept out of line, so that the fast path around it stays small
+ * enough for the compiler to inline at every call site. For a `static`
+ * (not `static inline`) function in a header: `unused` because a file that
+ * includes the header need not call it. */
+#define CONQ__NOINLINE __attribute__((noinline, unused))
+
 #endif /* CONQ_IMPL_ATOMIC_H */
