@@ -160,8 +160,8 @@ static inline void **conq__mpsc_array_slots(const conq_mpsc_array *q)
 
 /* P, slow path: the cached limit `old` is used up; a fresh limit from the
  * consumer index, stored for the other producers when it moved. */
-static inline conq__idx_t conq__mpsc_array_refresh(conq_mpsc_array *q,
-						   conq__idx_t old)
+static CONQ__NOINLINE conq__idx_t
+conq__mpsc_array_refresh(conq_mpsc_array *q, conq__idx_t old)
 {
 	/* [M5] acquire: pairs with [M6] (the consumer's release of cidx). The
 	 * consumer read and cleared every slot below cidx before [M6], so the
