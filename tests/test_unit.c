@@ -471,6 +471,55 @@ static void case_wraps(const struct tq_desc *d)
 	}
 }
 
+/* Near full, room is exact: from a full queue, each poll makes room for
+ * exactly one offer, through every phase of a lazily clearing consumer (the
+ * SPSC consumer clears 32 slots at a time, and its producer, finding the
+ * next slot not yet cleared, must fall back on the consumer index) and
+ * every offer flavour. Then the same with k elements out and k in. */
+static void case_near_full(const struct tq_desc *d)
+{
+	if (!need_bounded(d))
+		return;
+	static const size_t caps[] = {1, 2, 31, 32, 33, 64, 100, 4096, 20000};
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		void *q = d->create(caps[i]);
+		struct model m;
+		if (!CHECK_NOT_NULL(q) || !m_open(&m, d, q)) {
+			d->destroy(q);
+			continue;
+		}
+		m_offer_until_full(&m, false);
+		CHECK_EQ(m_count(&m), m.cap);
+		for (unsigned r = 0; r < 100; r++) {
+			m_poll(&m, r & 1);
+			m_offer(&m, (r & 2) != 0); /* one slot: must succeed */
+			m_offer(&m, false);         /* full again: must fail */
+			m_check_size(&m);
+		}
+		for (size_t k = 1; k <= 70 && k <= m.cap; k++) {
+			for (size_t j = 0; j < k; j++)
+				m_poll(&m, false);
+			switch (k % 3) {
+			case 0:
+				m_offer_bulk(&m, k); /* exactly k fit */
+				break;
+			case 1:
+				m_offer_burst(&m, k + 1); /* k of k + 1 */
+				break;
+			default:
+				m_fill(&m, SIZE_MAX, 0);
+				break;
+			}
+			CHECK_EQ(m_count(&m), m.cap);
+			m_offer(&m, false);
+			m_check_size(&m);
+		}
+		m_drain_all(&m);
+		m_close(&m);
+		d->destroy(q);
+	}
+}
+
 /* peek shows the head without removing it, and it is what poll returns. */
 static void case_peek(const struct tq_desc *d)
 {
@@ -828,6 +877,7 @@ static void case_init(const struct tq_desc *d)
 static const struct tq_case cases[] = {
     {"capacity", case_capacity},
     {"wraps", case_wraps},
+    {"near_full", case_near_full},
     {"peek", case_peek},
     {"size", case_size},
     {"random", case_random},
