@@ -480,7 +480,7 @@ static void case_near_full(const struct tq_desc *d)
 {
 	if (!need_bounded(d))
 		return;
-	static const size_t caps[] = {1, 2, 31, 32, 33, 64, 100, 4096, 20000};
+	static const size_t caps[] = {1, 2, 31, 32, 33, 64, 100, 1000, 4096};
 	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
 		void *q = d->create(caps[i]);
 		struct model m;
