@@ -150,7 +150,8 @@ static inline bool conq__spsc_array_cleared(const conq_spsc_array *q,
 static CONQ__NOINLINE uint64_t
 conq__spsc_array_refresh(conq_spsc_array *q, conq__idx_t p, uint64_t want)
 {
-	if (want <= q->look &&
+	/* want == look: look 2 reads the same slot, and gives the same. */
+	if (want < q->look &&
 	    conq__spsc_array_cleared(q, q->look + q->batch - 1)) {
 		q->plimit = conq__idx_add(p, q->look);
 		return q->look;
