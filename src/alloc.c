@@ -54,6 +54,32 @@ void conq__free_aligned(void *p)
 	free(raw);
 }
 
+void *conq__alloc_with(const conq_allocator *a, size_t size, size_t align)
+{
+	if (a != NULL) {
+		void *p = a->alloc(a->ctx, size, align);
+		if (p == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		memset(p, 0, size);
+		return p;
+	}
+	/* conq__alloc_aligned zeroes and aligns to CONQ_PAD >= align. */
+	(void)align;
+	return conq__alloc_aligned(size);
+}
+
+void conq__free_with(const conq_allocator *a, void *p, size_t size)
+{
+	if (p == NULL)
+		return;
+	if (a != NULL)
+		a->free(a->ctx, p, size);
+	else
+		conq__free_aligned(p);
+}
+
 size_t conq__array_prepare(void *mem, size_t capacity, size_t bytes,
 			   int zeroed)
 {

@@ -9,6 +9,17 @@
 void *conq__alloc_aligned(size_t size);
 void conq__free_aligned(void *p);
 
+/* The growing families' memory: `size` bytes aligned to `align` (a power of
+ * two, at most CONQ_PAD) from allocator `a`, or from the C library's when a
+ * is NULL (then through conq__test_fail_alloc_after's injection, as every
+ * library allocation). Zeroed (calloc's fresh pages are not touched twice).
+ * NULL with errno = ENOMEM on failure.
+ * conq__free_with gives it back (NULL p: a no-op). */
+struct conq_allocator;
+void *conq__alloc_with(const struct conq_allocator *a, size_t size,
+		       size_t align);
+void conq__free_with(const struct conq_allocator *a, void *p, size_t size);
+
 /* The common start of every array family's init: `bytes` is the family's
  * memsize(capacity) (0 when the capacity is bad). Checks that `mem` is
  * non-NULL and CONQ_PAD-aligned, zeroes `bytes` of it unless `zeroed`, and

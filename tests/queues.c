@@ -11,11 +11,8 @@
 #include "conq/impl/testing.h"
 
 /* The wrappers of family `fam`: conq_<fam>_* behind `void *` signatures. */
-#define TQ__WRAP(fam, maxp, maxc, bounded, fifo, at)                           \
-	static void *tq_##fam##_create(size_t c)                               \
-	{                                                                      \
-		return conq_##fam##_create(c);                                 \
-	}                                                                      \
+#define TQ__WRAP(fam, maxp, maxc, bounded, fifo, at, kind, args)              \
+	TQ__WRAP_##kind(fam, args)                                             \
 	static void tq_##fam##_destroy(void *q)                                \
 	{                                                                      \
 		conq_##fam##_destroy((conq_##fam *)q);                         \
@@ -80,6 +77,14 @@
 	{                                                                      \
 		return conq_##fam##_poll_burst((conq_##fam *)q, out, n);       \
 	}                                                                      \
+	TQ__WRAP_##at##_##kind(fam)
+
+/* The constructors of an array family: create, memsize, init. */
+#define TQ__WRAP_ARRAY(fam, args)                                              \
+	static void *tq_##fam##_create(size_t c)                               \
+	{                                                                      \
+		return conq_##fam##_create(c);                                 \
+	}                                                                      \
 	static size_t tq_##fam##_memsize(size_t c)                             \
 	{                                                                      \
 		return conq_##fam##_memsize(c);                                \
@@ -87,15 +92,28 @@
 	static void *tq_##fam##_init(void *mem, size_t c)                      \
 	{                                                                      \
 		return conq_##fam##_init(mem, c);                              \
+	}
+
+/* The constructors of a growing family: create_with `args` (in terms of c
+ * and a), and create = create_with a NULL allocator. */
+#define TQ__WRAP_GROW(fam, args)                                               \
+	static void *tq_##fam##_create_with(size_t c, const conq_allocator *a) \
+	{                                                                      \
+		(void)c;                                                       \
+		return conq_##fam##_create_with args;                          \
 	}                                                                      \
-	TQ__WRAP_##at(fam)
+	static void *tq_##fam##_create(size_t c)                               \
+	{                                                                      \
+		return tq_##fam##_create_with(c, NULL);                        \
+	}
+#define TQ__WRAP_GROW_CSIZE(fam, args) TQ__WRAP_GROW(fam, args)
 
 /*
  * create_at: create() (the library's allocator, so destroy() frees it), then
  * re-init the same memory with the indices at `start`. Valid for array
  * families, whose create() is allocate(memsize) + init.
  */
-#define TQ__WRAP_AT(fam)                                                       \
+#define TQ__WRAP_AT_ARRAY(fam)                                                 \
 	static void *tq_##fam##_init_at(void *mem, size_t c, uint64_t start)   \
 	{                                                                      \
 		return conq__##fam##_init_at(mem, c, start);                   \
@@ -109,18 +127,46 @@
 		}                                                              \
 		return q;                                                      \
 	}
-#define TQ__WRAP_NOAT(fam)
+/* A growing family's start hook: conq__<fam>_test_start(q, start) on the
+ * new, empty queue. */
+#define TQ__WRAP_AT_GROW(fam)                                                  \
+	static void *tq_##fam##_create_at(size_t c, uint64_t start)            \
+	{                                                                      \
+		conq_##fam *q = (conq_##fam *)tq_##fam##_create(c);            \
+		if (q != NULL)                                                 \
+			conq__##fam##_test_start(q, start);                    \
+		return q;                                                      \
+	}
+#define TQ__WRAP_AT_GROW_CSIZE(fam) TQ__WRAP_AT_GROW(fam)
+#define TQ__WRAP_NOAT_ARRAY(fam)
+#define TQ__WRAP_NOAT_GROW(fam)
+#define TQ__WRAP_NOAT_GROW_CSIZE(fam)
 
-#define TQ__ROW_AT(fam)	  tq_##fam##_create_at, tq_##fam##_init_at
-#define TQ__ROW_NOAT(fam) NULL, NULL
+#define TQ__ROW_AT_ARRAY(fam)	    tq_##fam##_create_at, tq_##fam##_init_at
+#define TQ__ROW_AT_GROW(fam)	    tq_##fam##_create_at, NULL
+#define TQ__ROW_AT_GROW_CSIZE(fam)  tq_##fam##_create_at, NULL
+#define TQ__ROW_NOAT_ARRAY(fam)	    NULL, NULL
+#define TQ__ROW_NOAT_GROW(fam)	    NULL, NULL
+#define TQ__ROW_NOAT_GROW_CSIZE(fam) NULL, NULL
 
-#define TQ__ROW(fam, maxp, maxc, bnd, ff, at)                                  \
+/* The fields that differ between the kinds. */
+#define TQ__ROW_KIND_ARRAY(fam)                                                \
+	.alloc_hook = true, .size_any_thread = true, .create_with = NULL,      \
+	.memsize = tq_##fam##_memsize, .init = tq_##fam##_init
+#define TQ__ROW_KIND_GROW(fam)                                                 \
+	.alloc_hook = false, .size_any_thread = true,                          \
+	.create_with = tq_##fam##_create_with, .memsize = NULL, .init = NULL
+#define TQ__ROW_KIND_GROW_CSIZE(fam)                                           \
+	.alloc_hook = false, .size_any_thread = false,                         \
+	.create_with = tq_##fam##_create_with, .memsize = NULL, .init = NULL
+
+#define TQ__ROW(fam, maxp, maxc, bnd, ff, at, kind, args)                      \
 	{.name = #fam,                                                         \
 	 .max_producers = (maxp),                                              \
 	 .max_consumers = (maxc),                                              \
 	 .bounded = (bnd),                                                     \
 	 .fifo = (ff),                                                         \
-	 .alloc_hook = true,                                                   \
+	 TQ__ROW_KIND_##kind(fam),                                             \
 	 .create = tq_##fam##_create,                                          \
 	 .destroy = tq_##fam##_destroy,                                        \
 	 .offer = tq_##fam##_offer,                                            \
@@ -137,9 +183,7 @@
 	 .offer_bulk = tq_##fam##_offer_bulk,                                  \
 	 .offer_burst = tq_##fam##_offer_burst,                                \
 	 .poll_burst = tq_##fam##_poll_burst,                                  \
-	 .memsize = tq_##fam##_memsize,                                        \
-	 .init = tq_##fam##_init,                                              \
-	 TQ__ROW_AT_FIELDS(TQ__ROW_##at(fam))},
+	 TQ__ROW_AT_FIELDS(TQ__ROW_##at##_##kind(fam))},
 #define TQ__ROW_AT_FIELDS(...)	   TQ__ROW_AT_FIELDS2(__VA_ARGS__)
 #define TQ__ROW_AT_FIELDS2(ca, ia) .create_at = ca, .init_at = ia
 

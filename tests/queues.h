@@ -30,26 +30,48 @@ extern "C" {
 
 /*
  * The families under test, one X(...) line each:
- *   X(family, max_producers, max_consumers, bounded, fifo, init_at)
+ *   X(family, max_producers, max_consumers, bounded, fifo, at, kind, args)
  * family         the suffix of conq_<family>_* (spsc_array -> conq_spsc_array)
  * max_producers  threads that may offer concurrently (TQ_ANY: no limit)
  * max_consumers  threads that may poll concurrently (TQ_ANY: no limit)
  * bounded        true: capacity() is the requested capacity rounded up to a
- *                power of two, and offer fails iff that many are queued
+ *                power of two, and offer fails iff that many are queued;
+ *                false: capacity() is CONQ_UNBOUNDED and offer fails only
+ *                when memory runs out
  * fifo           TQ_FIFO_TOTAL or TQ_FIFO_PER_PRODUCER
- * init_at        AT if conq__<family>_init_at exists (start indices near
- *                2^64), NOAT otherwise
+ * at             AT if the family has a start-index hook (start indices near
+ *                2^64: conq__<family>_init_at for ARRAY, conq__<family>_
+ *                test_start for the growing kinds), NOAT otherwise
+ * kind           ARRAY: conq_<family>_create(capacity), memsize, init;
+ *                GROW: a growing family, built by
+ *                conq_<family>_create_with args, where args is the last
+ *                column, a parenthesised argument list in terms of the
+ *                requested capacity `c` and the allocator `a`;
+ *                GROW_CSIZE: GROW, but size() may be called by the consumer
+ *                only (the tests call it from no other thread)
+ * args           (): for ARRAY; for GROW, e.g. (tq_chunk(c), c, a)
  *
- * e.g. issue 3 adds:
- *   X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT)
+ * e.g. issue 3 added:
+ *   X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())
  * (the family's header must be reachable from conq/conq.h, and the header
- * declaring conq__<family>_init_at must be included by queues.c).
+ * declaring its test hook must be included by queues.c).
  */
 #define TQ_FAMILIES(X)                                                         \
-	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT)                           \
-	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT)                      \
-	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT)                      \
-	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT)
+	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())                \
+	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
+	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
+	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())
+
+/* The chunk (or initial chunk) size the tests give a growing family for a
+ * requested capacity c: a quarter of it, at least 2, so that a full queue
+ * spans several chunks and every test crosses chunk boundaries. */
+static inline size_t tq_chunk(size_t c)
+{
+	size_t k = 2;
+	while (k < c / 4 && k < ((size_t)1 << 20))
+		k <<= 1;
+	return k;
+}
 
 #define TQ_ANY UINT_MAX
 
@@ -67,11 +89,18 @@ struct tq_desc {
 	unsigned max_consumers;
 	bool bounded;
 	enum tq_fifo fifo;
-	/* true if create() allocates through the library's allocator, so that
-	 * conq__test_fail_alloc_after() makes it fail with ENOMEM. */
+	/* true if create() makes exactly one allocation, through the
+	 * library's allocator, so that conq__test_fail_alloc_after() makes it
+	 * fail with ENOMEM. */
 	bool alloc_hook;
+	/* false: size() only from the consumer thread (GROW_CSIZE). */
+	bool size_any_thread;
 
 	void *(*create)(size_t capacity);
+	/* The growing families: create() with allocator `a` (NULL: malloc),
+	 * which every later allocation and free of the queue goes through.
+	 * NULL for the array families. */
+	void *(*create_with)(size_t capacity, const conq_allocator *a);
 	/* create() with every index starting at `start` (the 2^64 wrap tests);
 	 * NULL if the family has no such hook. Free with destroy(). */
 	void *(*create_at)(size_t capacity, uint64_t start);

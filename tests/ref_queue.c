@@ -246,6 +246,7 @@ const struct tq_desc tq_reference = {
     .bounded = true,
     .fifo = TQ_FIFO_TOTAL,
     .alloc_hook = false,
+    .size_any_thread = true,
     .create = ref_create,
     .create_at = ref_create_at,
     .destroy = ref_destroy,

@@ -61,6 +61,35 @@ typedef void (*conq_consume_fn)(void *ctx, void *element);
  * early; nothing is lost, and fill() reports how many elements it enqueued. */
 typedef void *(*conq_supply_fn)(void *ctx);
 
+/*
+ * Where the growing families (linked, chunked, growable, unbounded, xadd) get
+ * their memory: a caller-supplied allocator, passed to their
+ * `_create_with(..., const conq_allocator *)`; NULL there means the C
+ * library's (malloc). The allocator is called on the thread whose operation
+ * needs memory (each family's header says which calls may allocate and which
+ * may free), possibly from several threads at once in the multi-producer
+ * families: it must be thread-safe, or the caller must keep the calls apart.
+ *
+ *   alloc(ctx, size, align)  `size` bytes aligned to `align` (a power of
+ *                            two, at most CONQ_PAD), or NULL when it cannot:
+ *                            then the operation that asked fails with
+ *                            errno = ENOMEM, the element stays with its
+ *                            caller, and the queue stays usable;
+ *   free(ctx, p, size)       gives back a block from alloc, with its size.
+ *
+ * The memory need not be zeroed: conq initialises what it uses. The
+ * allocator structure is copied at create: it need not outlive the call
+ * (ctx must outlive the queue).
+ */
+typedef struct conq_allocator {
+	void *(*alloc)(void *ctx, size_t size, size_t align);
+	void (*free)(void *ctx, void *p, size_t size);
+	void *ctx;
+} conq_allocator;
+
+/* capacity() of an unbounded family. */
+#define CONQ_UNBOUNDED SIZE_MAX
+
 /* Round `capacity` up to a power of two; 0 when it is 0 or too large. */
 size_t conq__array_round_capacity(size_t capacity);
 
