@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#define _POSIX_C_SOURCE 200809L /* sched_yield under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* sched_yield, nanosleep under -std=c11 */
 
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "conq/common.h"
 #include "conq/impl/testing.h"
@@ -103,3 +104,24 @@ void conq__wait_backoff(unsigned *spins)
 		sched_yield();
 	}
 }
+
+#ifdef CONQ_TEST_PAUSES
+/* One call in 16 yields the CPU, one in 1024 sleeps 20-300 us: long enough
+ * for the other threads of a torture run to retire and reuse what this one
+ * holds a pointer to. A per-thread xorshift: no shared state. */
+void conq__test_pause(void)
+{
+	static _Thread_local uint64_t x;
+	if (x == 0)
+		x = (uint64_t)(uintptr_t)&x | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	if ((x & 1023) == 0) {
+		struct timespec ts = {0, (long)(20000 + (x >> 10) % 280000)};
+		nanosleep(&ts, NULL);
+	} else if ((x & 15) == 0) {
+		sched_yield();
+	}
+}
+#endif

@@ -65,6 +65,28 @@
 #define conq__cpu_relax() ((void)0)
 #endif
 
+/*
+ * CONQ__TEST_PAUSE(): a point where a thread holds a pointer into a chunk or
+ * node that another thread may retire (between reading it and using it), or
+ * is in the middle of a hand-over. Nothing in a normal build; in a test
+ * build with CONQ_TEST_PAUSES (cmake -DCONQ_TEST_PAUSES=ON, the sanitizer
+ * builds of CI), the thread sometimes yields or sleeps there, so that the
+ * torture engine under ASan meets the interleavings in which a stale pointer
+ * would be used after a free (src/alloc.c, conq__test_pause).
+ */
+#ifdef CONQ_TEST_PAUSES
+#ifdef __cplusplus
+extern "C" {
+#endif
+void conq__test_pause(void);
+#ifdef __cplusplus
+}
+#endif
+#define CONQ__TEST_PAUSE() conq__test_pause()
+#else
+#define CONQ__TEST_PAUSE() ((void)0)
+#endif
+
 #define CONQ__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CONQ__UNLIKELY(x) __builtin_expect(!!(x), 0)
 
