@@ -114,6 +114,10 @@ typedef struct cb_adapter {
 	 * does not promise that (why, in a few words): out-of-order elements
 	 * are counted and reported, not failed; exactly-once still holds. */
 	const char *weak_order;
+	/* true: a variant of another adapter (a growing queue with another
+	 * chunk size, "conq:spsc_growable.16"): run only when a -p qType
+	 * names it (or a glob matches it), not in the default selection. */
+	bool variant;
 } cb_adapter;
 
 /* The adapters compiled in, own queues first, then peers, then baselines. */

@@ -114,6 +114,7 @@ const cb_adapter cb_adapter_aq_mpmc = {
 	.flush = nullptr,
 	.loops = &aq_mpmc_loops,
 	.weak_order = AQ_WEAK_ORDER,
+	.variant = false,
 };
 
 const cb_adapter cb_adapter_aq_spsc = {
@@ -130,5 +131,6 @@ const cb_adapter cb_adapter_aq_spsc = {
 	.flush = nullptr,
 	.loops = &aq_spsc_loops,
 	.weak_order = nullptr,
+	.variant = false,
 };
 }

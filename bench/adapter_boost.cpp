@@ -93,6 +93,41 @@ bool bq_offer_g(void *q, void *e)
 }
 
 CB_DEFINE_LOOPS(boost_q, Bq, bq_offer, b_poll<Bq>)
+
+/* Unbounded use (issue 11's peers that grow): push, which takes a node
+ * from the free-list or allocates one, from a queue built with none. */
+struct BqU : Bq {
+	BqU() : Bq(0) {}
+};
+
+void *bq_u_create(size_t capacity, size_t *usable)
+{
+	(void)capacity;
+	void *mem = cb_alloc_aligned(sizeof(BqU));
+	if (mem == nullptr)
+		return nullptr;
+	try {
+		new (mem) BqU();
+	} catch (...) {
+		cb_free_aligned(mem);
+		errno = ENOMEM;
+		return nullptr;
+	}
+	*usable = SIZE_MAX;
+	return mem;
+}
+
+inline bool bq_u_offer(BqU *q, void *e)
+{
+	return q->push(e);
+}
+
+bool bq_u_offer_g(void *q, void *e)
+{
+	return bq_u_offer(static_cast<BqU *>(q), e);
+}
+
+CB_DEFINE_LOOPS(boost_q_u, BqU, bq_u_offer, b_poll<BqU>)
 #endif
 
 } // namespace
@@ -116,6 +151,25 @@ const cb_adapter cb_adapter_boost_queue = {
 	.flush = nullptr,
 	.loops = &boost_q_loops,
 	.weak_order = nullptr,
+	.variant = false,
+};
+
+extern const cb_adapter cb_adapter_boost_queue_u;
+const cb_adapter cb_adapter_boost_queue_u = {
+	.name = "boost:queue_unbounded",
+	.family = "boost",
+	.desc = "Boost.Lockfree queue<void*> (C++), push (allocates a node "
+		"when its free-list is empty)/pop, built with none",
+	.contract = CB_MPMC,
+	.kind = CB_KIND_PEER,
+	.create = bq_u_create,
+	.destroy = bq_destroy<BqU>,
+	.offer = bq_u_offer_g,
+	.poll = b_poll_g<BqU>,
+	.flush = nullptr,
+	.loops = &boost_q_u_loops,
+	.weak_order = nullptr,
+	.variant = true,
 };
 #endif
 
@@ -133,5 +187,6 @@ const cb_adapter cb_adapter_boost_spsc = {
 	.flush = nullptr,
 	.loops = &boost_spsc_loops,
 	.weak_order = nullptr,
+	.variant = false,
 };
 }

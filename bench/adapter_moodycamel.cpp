@@ -108,7 +108,45 @@ template <class Q> void *mc_poll_g(void *q)
 	return mc_poll(static_cast<Q *>(q));
 }
 
+/* Unbounded use (issue 11's peers that grow): enqueue, which allocates a
+ * block when the queue has no room, from a queue built small. */
+struct CqU : Cq {
+	CqU() : Cq() {}
+};
+struct RwqU : Rwq {
+	RwqU() : Rwq(15) {}
+};
+
+template <class Q> void *mc_place_u(size_t capacity, size_t *usable)
+{
+	(void)capacity;
+	void *mem = cb_alloc_aligned(sizeof(Q));
+	if (mem == nullptr)
+		return nullptr;
+	try {
+		Q *q = new (mem) Q();
+		*usable = SIZE_MAX;
+		return q;
+	} catch (...) {
+		cb_free_aligned(mem);
+		errno = ENOMEM;
+		return nullptr;
+	}
+}
+
+template <class Q> inline bool mc_offer_u(Q *q, void *e)
+{
+	return q->enqueue(e);
+}
+
+template <class Q> bool mc_offer_u_g(void *q, void *e)
+{
+	return mc_offer_u(static_cast<Q *>(q), e);
+}
+
 CB_DEFINE_LOOPS(mc_cq, Cq, mc_offer<Cq>, mc_poll<Cq>)
+CB_DEFINE_LOOPS(mc_cq_u, CqU, mc_offer_u<CqU>, mc_poll<CqU>)
+CB_DEFINE_LOOPS(mc_rwq_u, RwqU, mc_offer_u<RwqU>, mc_poll<RwqU>)
 CB_DEFINE_LOOPS(mc_rwq, Rwq, mc_offer<Rwq>, mc_poll<Rwq>)
 
 } // namespace
@@ -116,6 +154,8 @@ CB_DEFINE_LOOPS(mc_rwq, Rwq, mc_offer<Rwq>, mc_poll<Rwq>)
 extern "C" {
 extern const cb_adapter cb_adapter_mc_cq;
 extern const cb_adapter cb_adapter_mc_rwq;
+extern const cb_adapter cb_adapter_mc_cq_u;
+extern const cb_adapter cb_adapter_mc_rwq_u;
 
 const cb_adapter cb_adapter_mc_cq = {
 	.name = "moodycamel:concurrentqueue",
@@ -133,6 +173,7 @@ const cb_adapter cb_adapter_mc_cq = {
 	.loops = &mc_cq_loops,
 	.weak_order = "a sub-queue per producer: not linearizable across "
 		      "producers",
+	.variant = false,
 };
 
 const cb_adapter cb_adapter_mc_rwq = {
@@ -149,5 +190,41 @@ const cb_adapter cb_adapter_mc_rwq = {
 	.flush = nullptr,
 	.loops = &mc_rwq_loops,
 	.weak_order = nullptr,
+	.variant = false,
+};
+
+const cb_adapter cb_adapter_mc_cq_u = {
+	.name = "moodycamel:concurrentqueue_unbounded",
+	.family = "moodycamel",
+	.desc = "moodycamel ConcurrentQueue<void*> (C++), enqueue (allocates "
+		"blocks as it grows)/try_dequeue, built with the default size",
+	.contract = CB_MPMC,
+	.kind = CB_KIND_PEER,
+	.create = mc_place_u<CqU>,
+	.destroy = mc_destroy<CqU>,
+	.offer = mc_offer_u_g<CqU>,
+	.poll = mc_poll_g<CqU>,
+	.flush = nullptr,
+	.loops = &mc_cq_u_loops,
+	.weak_order = "a sub-queue per producer: not linearizable across "
+		      "producers",
+	.variant = true,
+};
+
+const cb_adapter cb_adapter_mc_rwq_u = {
+	.name = "moodycamel:readerwriterqueue_unbounded",
+	.family = "moodycamel",
+	.desc = "moodycamel ReaderWriterQueue<void*> (C++), enqueue (allocates "
+		"a larger block when full)/try_dequeue, built for 15",
+	.contract = CB_SPSC,
+	.kind = CB_KIND_PEER,
+	.create = mc_place_u<RwqU>,
+	.destroy = mc_destroy<RwqU>,
+	.offer = mc_offer_u_g<RwqU>,
+	.poll = mc_poll_g<RwqU>,
+	.flush = nullptr,
+	.loops = &mc_rwq_u_loops,
+	.weak_order = nullptr,
+	.variant = true,
 };
 }

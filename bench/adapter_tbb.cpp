@@ -89,5 +89,6 @@ const cb_adapter cb_adapter_tbb_bounded = {
 	.flush = nullptr,
 	.loops = &tbb_bq_loops,
 	.weak_order = nullptr,
+	.variant = false,
 };
 }

@@ -190,3 +190,88 @@ URCU_ADAPTER(wfcq_mpsc, urcu_poll_sc, CB_MPSC,
 URCU_ADAPTER(wfcq_mpmc, urcu_poll_mc, CB_MPMC,
 	     "liburcu wfcqueue, dequeue under its dequeue lock; bounded to "
 	     "qCapacity by the adapter's counters, nodes reused per producer")
+
+/*
+ * urcu:wfcq_mpsc_unbounded (issue 11's peers that grow): wfcqueue as a user
+ * without a node pool runs it, unbounded: offer mallocs a node for the
+ * element, poll frees it (one consumer, no lock). No counters, no capacity.
+ */
+typedef struct urcu_uq {
+	CB_ALIGNAS(CB_PAD) struct cds_wfcq_head head; /* the consumer's */
+	CB_ALIGNAS(CB_PAD) struct cds_wfcq_tail tail; /* producers' xchg */
+} urcu_uq;
+
+static void *urcu_u_create(size_t capacity, size_t *usable)
+{
+	(void)capacity;
+	urcu_uq *q = (urcu_uq *)cb_alloc_aligned(sizeof *q);
+	if (q == NULL)
+		return NULL;
+	cds_wfcq_init(&q->head, &q->tail);
+	*usable = SIZE_MAX;
+	return q;
+}
+
+static inline void *urcu_u_poll(urcu_uq *q)
+{
+	struct cds_wfcq_node *n =
+		__cds_wfcq_dequeue_nonblocking(&q->head, &q->tail);
+	if (n == NULL || n == CDS_WFCQ_WOULDBLOCK)
+		return NULL;
+	void *e = ((urcu_node *)n)->e;
+	free(n);
+	return e;
+}
+
+static void urcu_u_destroy(void *p)
+{
+	urcu_uq *q = (urcu_uq *)p;
+	if (q == NULL)
+		return;
+	while (urcu_u_poll(q) != NULL)
+		;
+	cds_wfcq_destroy(&q->head, &q->tail);
+	cb_free_aligned(q);
+}
+
+static inline bool urcu_u_offer(urcu_uq *q, void *e)
+{
+	urcu_node *n = (urcu_node *)malloc(sizeof *n);
+	if (n == NULL)
+		return false;
+	cds_wfcq_node_init(&n->node);
+	n->e = e;
+	/* wfcqueue orders the node's content before its publication. */
+	cds_wfcq_enqueue(&q->head, &q->tail, &n->node);
+	return true;
+}
+
+static bool urcu_u_offer_g(void *q, void *e)
+{
+	return urcu_u_offer((urcu_uq *)q, e);
+}
+
+static void *urcu_u_poll_g(void *q)
+{
+	return urcu_u_poll((urcu_uq *)q);
+}
+
+CB_DEFINE_LOOPS(urcu_u, urcu_uq, urcu_u_offer, urcu_u_poll)
+
+extern const cb_adapter cb_adapter_urcu_wfcq_mpsc_unbounded;
+const cb_adapter cb_adapter_urcu_wfcq_mpsc_unbounded = {
+	.name = "urcu:wfcq_mpsc_unbounded",
+	.family = "urcu",
+	.desc = "liburcu wfcqueue, unbounded: a malloc'd node per element "
+		"(freed by poll), enqueue / __dequeue_nonblocking",
+	.contract = CB_MPSC,
+	.kind = CB_KIND_PEER,
+	.create = urcu_u_create,
+	.destroy = urcu_u_destroy,
+	.offer = urcu_u_offer_g,
+	.poll = urcu_u_poll_g,
+	.flush = NULL,
+	.loops = &urcu_u_loops,
+	.weak_order = NULL,
+	.variant = true,
+};

@@ -30,16 +30,20 @@ extern const cb_adapter cb_adapter_aq_mpmc;
 #ifdef CB_HAVE_URCU
 extern const cb_adapter cb_adapter_urcu_wfcq_mpsc;
 extern const cb_adapter cb_adapter_urcu_wfcq_mpmc;
+extern const cb_adapter cb_adapter_urcu_wfcq_mpsc_unbounded;
 #endif
 #ifdef CB_HAVE_MOODYCAMEL_CQ
 extern const cb_adapter cb_adapter_mc_cq;
+extern const cb_adapter cb_adapter_mc_cq_u;
 #endif
 #ifdef CB_HAVE_MOODYCAMEL_RWQ
 extern const cb_adapter cb_adapter_mc_rwq;
+extern const cb_adapter cb_adapter_mc_rwq_u;
 #endif
 #ifdef CB_HAVE_BOOST_LOCKFREE
 extern const cb_adapter cb_adapter_boost_spsc;
 extern const cb_adapter cb_adapter_boost_queue;
+extern const cb_adapter cb_adapter_boost_queue_u;
 #endif
 #ifdef CB_HAVE_TBB
 extern const cb_adapter cb_adapter_tbb_bounded;
@@ -71,6 +75,7 @@ const cb_adapter *const cb_adapters[] = {
 #endif
 #ifdef CB_HAVE_MOODYCAMEL_RWQ
 	&cb_adapter_mc_rwq,
+	&cb_adapter_mc_rwq_u,
 #endif
 #ifdef CB_HAVE_BOOST_LOCKFREE
 	&cb_adapter_boost_spsc,
@@ -78,12 +83,15 @@ const cb_adapter *const cb_adapters[] = {
 #ifdef CB_HAVE_URCU
 	&cb_adapter_urcu_wfcq_mpsc,
 	&cb_adapter_urcu_wfcq_mpmc,
+	&cb_adapter_urcu_wfcq_mpsc_unbounded,
 #endif
 #ifdef CB_HAVE_MOODYCAMEL_CQ
 	&cb_adapter_mc_cq,
+	&cb_adapter_mc_cq_u,
 #endif
 #if defined(CB_HAVE_BOOST_LOCKFREE) && !defined(CB_BOOST_QUEUE_DISABLED)
 	&cb_adapter_boost_queue,
+	&cb_adapter_boost_queue_u,
 #endif
 #ifdef CB_HAVE_TBB
 	&cb_adapter_tbb_bounded,

@@ -130,13 +130,25 @@ static void prime(tpt_trial *t)
 {
 	const cb_adapter *a = t->a;
 	uint64_t n = 0;
-	while (n <= t->usable && a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
-		n++;
-	if (n != t->usable)
-		violation(t, "prime",
-			  "offer succeeded %" PRIu64 " times on an empty queue "
-			  "of capacity %zu",
-			  n, t->usable);
+	if (t->usable == SIZE_MAX) {
+		/* Unbounded (usable SIZE_MAX): qCapacity elements, all taken. */
+		while (n < t->cap &&
+		       a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
+			n++;
+		if (n != t->cap)
+			violation(t, "prime",
+				  "an unbounded queue refused offer %" PRIu64,
+				  n + 1);
+	} else {
+		while (n <= t->usable &&
+		       a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
+			n++;
+		if (n != t->usable)
+			violation(t, "prime",
+				  "offer succeeded %" PRIu64
+				  " times on an empty queue of capacity %zu",
+				  n, t->usable);
+	}
 	if (a->flush != NULL)
 		a->flush(t->q);
 	uint64_t got = 0, errors = 0;
@@ -223,7 +235,8 @@ static void check_iteration(tpt_trial *t, const cb_options *o, bool oversub,
 		violation(t, "capacity",
 			  "drained %" PRIu64 " > capacity %zu", drained,
 			  t->usable);
-	if (pmade > cmade && pmade - cmade > t->usable + cextra)
+	if (t->usable != SIZE_MAX && pmade > cmade &&
+	    pmade - cmade > t->usable + cextra)
 		violation(t, "window",
 			  "offersMade %" PRIu64 " - pollsMade %" PRIu64
 			  " > capacity %zu + uncounted polls %" PRIu64,
@@ -493,9 +506,15 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 	       cb_fmt_time(o->r_ns, r, sizeof r),
 	       o->rotate && na > 1 ? " (order rotated each round)" : "");
 	printf("# Parameters: qCapacity = %zu; qType =", cap);
-	for (size_t j = 0; j < na; j++)
-		printf("%s %s (%s, holds %zu)", j ? "," : "", t[j].a->name,
-		       cb_contract_name(t[j].a->contract), t[j].usable);
+	for (size_t j = 0; j < na; j++) {
+		if (t[j].usable == SIZE_MAX)
+			printf("%s %s (%s, unbounded)", j ? "," : "",
+			       t[j].a->name, cb_contract_name(t[j].a->contract));
+		else
+			printf("%s %s (%s, holds %zu)", j ? "," : "",
+			       t[j].a->name, cb_contract_name(t[j].a->contract),
+			       t[j].usable);
+	}
 	printf("\n");
 	fflush(stdout);
 

@@ -127,7 +127,7 @@ int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 		unsigned sel = o->sel ? o->sel : cb_contract_of_shape(p, c);
 		for (size_t k = 0; k < cb_nadapters && n < max; k++) {
 			const cb_adapter *a = cb_adapters[k];
-			if ((a->contract & sel) &&
+			if ((a->contract & sel) && !a->variant &&
 			    cb_contract_allows(a->contract, p, c))
 				out[n++] = a;
 		}
