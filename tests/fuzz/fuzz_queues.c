@@ -22,7 +22,12 @@
  *   [1] capacity: b < 210: 1 + b % 70; else 2^((b - 210) % 13)
  *   [2] setup: bits 0-1 start index: 0; 2^64 - 1 - [3]; 2^63 - 1 - [3];
  *       the next 8 bytes (little-endian);  bit 2: build in our own memory
- *       (memsize + init/init_at) instead of create/create_at
+ *       (memsize + init/init_at) instead of create/create_at;  bit 3, on
+ *       a growing family (create_with): allocation faults: the queue is
+ *       built with an allocator that fails allocation n (counted from 1,
+ *       create's own excluded) when bit n % 64 of the next 8 bytes is set;
+ *       an offer that then fails, or stops short, must say ENOMEM, and
+ *       what it took is what the reference takes
  *   then operations: an opcode byte (mod FZ_NOPS) and its argument bytes.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -150,6 +155,12 @@ static const char *const fz_op_names[FZ_NOPS] = {
 
 struct fz {
 	const struct tq_desc *d;
+	/* allocation faults (setup bit 3) */
+	uint64_t fault_mask;  /* allocation n fails iff bit n % 64 is set */
+	uint64_t alloc_calls; /* allocations asked for since create */
+	uint64_t alloc_fails; /* of which failed */
+	int64_t alloc_live;   /* bytes held */
+	bool faults;
 	void *q;
 	struct ref ref;
 	uint64_t next; /* the next element value to offer (never 0) */
@@ -234,10 +245,31 @@ static void check_einval(const struct fz *f)
 		  EINVAL);
 }
 
-/* A single offer of a fresh element, expected to succeed iff there is room. */
+/* Allocation faults: the op began when alloc_fails was `before`; true if an
+ * allocation failed during it, and then errno must be ENOMEM. */
+static bool enomem_since(const struct fz *f, uint64_t before)
+{
+	if (f->alloc_fails == before)
+		return false;
+	FZ_EXPECT(f, errno == ENOMEM,
+		  "an allocation failed and the call stopped short, but errno "
+		  "is %d, not ENOMEM",
+		  errno);
+	return true;
+}
+
+static uint64_t g_fails_before; /* alloc_fails when the op began */
+
+/* A single offer of a fresh element, expected to succeed iff there is room
+ * (or to fail with ENOMEM after a failed allocation, keeping the element). */
 static void check_offer(struct fz *f, bool ok)
 {
 	bool want = ref_room(&f->ref) > 0;
+	if (want && !ok && enomem_since(f, g_fails_before)) {
+		f->next++;
+		errno = 0;
+		return;
+	}
 	FZ_EXPECT(f, ok == want, "returned %d, expected %d", ok, want);
 	if (ok)
 		ref_push(&f->ref, f->next);
@@ -323,6 +355,21 @@ static void op_bulk(struct fz *f, struct input *in, bool burst)
 			 : f->d->offer_bulk(f->q, es, n);
 	uint64_t room = ref_room(&f->ref);
 	size_t want;
+	if (f->alloc_fails != g_fails_before && null_at >= n) {
+		/* A failed allocation: bulk takes none, burst a prefix. */
+		size_t fit = (size_t)min_u64(n, room);
+		FZ_EXPECT(f, burst ? k <= fit : (k == 0 || k == n),
+			  "%s(n=%zu) = %zu after a failed allocation (room "
+			  "%" PRIu64 ")",
+			  burst ? "offer_burst" : "offer_bulk", n, k, room);
+		if (k < (burst ? fit : (n <= room ? n : 0)))
+			enomem_since(f, g_fails_before);
+		for (size_t i = 0; i < k; i++)
+			ref_push(&f->ref, f->next + i);
+		f->next += n;
+		errno = 0;
+		return;
+	}
 	if (!burst) {
 		want = null_at < n || n == 0 || n > room ? 0 : n;
 		FZ_EXPECT(f, k == want,
@@ -398,6 +445,17 @@ static void op_fill(struct fz *f, struct input *in)
 		want_calls = (size_t)asked;
 	f->calls = 0;
 	size_t k = f->d->fill(f->q, fz_supply, f, limit);
+	if (f->alloc_fails != g_fails_before && k < want) {
+		/* Stopped by a failed allocation: every element the supplier
+		 * handed out was enqueued (fz_supply pushed it). */
+		FZ_EXPECT(f, f->calls == k,
+			  "fill stopped by a failed allocation at %zu with %zu "
+			  "supplier calls: an element was lost",
+			  k, f->calls);
+		enomem_since(f, g_fails_before);
+		errno = 0;
+		return;
+	}
 	FZ_EXPECT(f, k == want && f->calls == want_calls,
 		  "fill(limit=%zu, NULL at call %zd) = %zu with %zu supplier "
 		  "calls, expected %zu with %zu",
@@ -538,6 +596,32 @@ static void run_op(struct fz *f, int op, struct input *in)
 	}
 }
 
+/* ---- the faulty allocator (setup bit 3) ---------------------------------- */
+
+static void *fz_alloc(void *ctx, size_t size, size_t align)
+{
+	struct fz *f = (struct fz *)ctx;
+	uint64_t n = f->alloc_calls++;
+	if (n > 0 && ((f->fault_mask >> (n % 64)) & 1)) {
+		f->alloc_fails++;
+		return NULL;
+	}
+	void *p = NULL;
+	if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align,
+			   size ? size : 1) != 0)
+		abort();
+	memset(p, 0xa5, size); /* the families must not rely on zeroes */
+	f->alloc_live += (int64_t)size;
+	return p;
+}
+
+static void fz_free(void *ctx, void *p, size_t size)
+{
+	struct fz *f = (struct fz *)ctx;
+	f->alloc_live -= (int64_t)size;
+	free(p);
+}
+
 /* ---- one input ----------------------------------------------------------- */
 
 static uint64_t start_of(int setup, struct input *in)
@@ -596,6 +680,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      : d->init(mem, f.req_cap);
 		FZ_EXPECT(&f, f.q == mem, "init returned %p, not its memory",
 			  f.q);
+	} else if ((f.setup & 8) && d->create_with != NULL) {
+		for (int i = 0; i < 8; i++)
+			f.fault_mask |= (uint64_t)next_byte(&in) << (8 * i);
+		f.faults = true;
+		f.start = 0;
+		conq_allocator a = {fz_alloc, fz_free, &f};
+		f.q = d->create_with(f.req_cap, &a);
+		if (f.q == NULL) {
+			/* One of create's later allocations failed. */
+			FZ_EXPECT(&f, errno == ENOMEM && f.alloc_fails > 0,
+				  "create_with failed: errno %d, %" PRIu64
+				  " failed allocations",
+				  errno, f.alloc_fails);
+			FZ_EXPECT(&f, f.alloc_live == 0,
+				  "a failed create_with kept %lld bytes",
+				  (long long)f.alloc_live);
+			return 0;
+		}
 	} else if (f.start != 0 && d->create_at != NULL) {
 		f.q = d->create_at(f.req_cap, f.start);
 	} else {
@@ -613,6 +715,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (in.at < in.n) {
 		f.op = next_byte(&in) % FZ_NOPS;
 		errno = 0;
+		g_fails_before = f.alloc_fails;
 		run_op(&f, f.op, &in);
 		check_state(&f);
 		f.op_index++;
@@ -631,6 +734,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(mem);
 	else
 		d->destroy(f.q);
+	if (f.faults)
+		FZ_EXPECT(&f, f.alloc_live == 0,
+			  "destroy left %lld bytes of the allocator's",
+			  (long long)f.alloc_live);
 	free(f.ref.v);
 	return 0;
 }
