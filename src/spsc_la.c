@@ -255,7 +255,8 @@ size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
 	conq__idx_t p = q->pidx;
 	if (q->max != 0) {
 		conq__sidx_t r = conq__idx_diff(q->pqlimit, p);
-		if (r <= 0 || (uint64_t)r < n) {
+		/* The final chunk does not keep pqlimit: read cidx. */
+		if (q->pchunk->final || r <= 0 || (uint64_t)r < n) {
 			/* [SL3] acquire: pairs with [SL4]. */
 			conq__idx_t c = conq__load_acquire(&q->cidx);
 			q->pqlimit = conq__idx_add(c, q->max);

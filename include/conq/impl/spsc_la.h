@@ -175,6 +175,11 @@ static inline uint64_t conq__spsc_la_refresh_final(conq__spsc_la *q,
 						   conq__idx_t p,
 						   uint64_t want)
 {
+	/* Past the first lap every slot was written here: keep pstart within
+	 * a ring of p, so that narrow index builds (CONQ_INDEX_BITS) never see
+	 * it half a range old. */
+	if ((uint64_t)conq__idx_diff(p, q->pstart) > q->pring)
+		q->pstart = conq__idx_sub(p, q->pring);
 	if (want < ch->look && conq__spsc_la_seen(q, p, ch->look + ch->batch - 1)) {
 		q->plimit = conq__idx_add(p, ch->look);
 		return ch->look;
