@@ -264,6 +264,12 @@ static void m_random(struct model *m, uint64_t seed, unsigned nops)
 	size_t span = (size_t)min_u64(m->cap, 4096) + 3;
 	for (unsigned i = 0; i < nops; i++) {
 		bool lean_offer = (i / 50) % 2 == 0;
+		/* An unbounded queue only consumes while it holds 16 *
+		 * TQ_UNBOUNDED_FULL (4096) or more: it would grow without
+		 * end, past what a narrow index build (CONQ_INDEX_BITS=16)
+		 * can count. */
+		bool over = !m->d->bounded &&
+			    m_count(m) >= 16 * TQ_UNBOUNDED_FULL;
 		unsigned cls = (unsigned)tq_rand_below(&s, 100);
 		unsigned op = (unsigned)tq_rand_below(&s, 6);
 		size_t n = (size_t)tq_rand_below(&s, span);
@@ -272,7 +278,7 @@ static void m_random(struct model *m, uint64_t seed, unsigned nops)
 				m_peek(m, op == 1);
 			else
 				m_check_size(m);
-		} else if ((cls < 65) == lean_offer) { /* produce */
+		} else if ((cls < 65) == lean_offer && !over) { /* produce */
 			switch (op) {
 			case 0:
 				m_offer(m, false);

@@ -44,6 +44,11 @@
  * queue keeps its current chunk and at most one spare chunk (a retired chunk
  * goes to the spare slot if it is empty, else it is freed).
  *
+ * Narrow index test builds (CONQ_INDEX_BITS=16 or 32, impl/layout.h): the
+ * indices count the elements, so the queue is correct only while it holds
+ * fewer than 2^(CONQ_INDEX_BITS - 1) of them (size() reads them as a signed
+ * difference). Default builds: 2^63.
+ *
  * Memory safety (no thread touches a chunk after it is freed or reused):
  *  - P's last access to a chunk it leaves is the JUMP store; after it P only
  *    touches the new chunk (its fields pchunk, pslots, ppos name the new one
