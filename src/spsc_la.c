@@ -20,7 +20,7 @@ const char conq__spsc_la_jump_mark = 'J';
 
 /* The final chunk's ring is max + B; index differences up to that apart. */
 CONQ__STATIC_ASSERT((uint64_t)CONQ_ARRAY_MAX_CAPACITY + SPSC_LA_MAX_BATCH <
-			    CONQ__IDX_HALF,
+			CONQ__IDX_HALF,
 		    "capacity + batch keeps index differences unambiguous");
 
 static const conq_allocator *la_alloc(const conq__spsc_la *q)
@@ -320,10 +320,12 @@ size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
 	return done;
 }
 
-conq_spsc_chunked *conq_spsc_chunked_create_with(size_t chunk, size_t max_capacity,
-		const conq_allocator *a)
+conq_spsc_chunked *conq_spsc_chunked_create_with(size_t chunk,
+						 size_t max_capacity,
+						 const conq_allocator *a)
 {
-	return (conq_spsc_chunked *)(void *)conq__spsc_la_create(CONQ__SPSC_LA_CHUNKED, chunk, max_capacity, a);
+	return (conq_spsc_chunked *)(void *)conq__spsc_la_create(
+	    CONQ__SPSC_LA_CHUNKED, chunk, max_capacity, a);
 }
 
 conq_spsc_chunked *conq_spsc_chunked_create(size_t chunk, size_t max_capacity)
@@ -341,13 +343,16 @@ void conq__spsc_chunked_test_start(conq_spsc_chunked *q, uint64_t start)
 	conq__spsc_la_test_start(&q->la, start);
 }
 
-conq_spsc_growable *conq_spsc_growable_create_with(size_t initial, size_t max_capacity,
-		const conq_allocator *a)
+conq_spsc_growable *conq_spsc_growable_create_with(size_t initial,
+						   size_t max_capacity,
+						   const conq_allocator *a)
 {
-	return (conq_spsc_growable *)(void *)conq__spsc_la_create(CONQ__SPSC_LA_GROWABLE, initial, max_capacity, a);
+	return (conq_spsc_growable *)(void *)conq__spsc_la_create(
+	    CONQ__SPSC_LA_GROWABLE, initial, max_capacity, a);
 }
 
-conq_spsc_growable *conq_spsc_growable_create(size_t initial, size_t max_capacity)
+conq_spsc_growable *conq_spsc_growable_create(size_t initial,
+					      size_t max_capacity)
 {
 	return conq_spsc_growable_create_with(initial, max_capacity, NULL);
 }
@@ -363,9 +368,10 @@ void conq__spsc_growable_test_start(conq_spsc_growable *q, uint64_t start)
 }
 
 conq_spsc_unbounded *conq_spsc_unbounded_create_with(size_t chunk,
-		const conq_allocator *a)
+						     const conq_allocator *a)
 {
-	return (conq_spsc_unbounded *)(void *)conq__spsc_la_create(CONQ__SPSC_LA_UNBOUNDED, chunk, 0, a);
+	return (conq_spsc_unbounded *)(void *)conq__spsc_la_create(
+	    CONQ__SPSC_LA_UNBOUNDED, chunk, 0, a);
 }
 
 conq_spsc_unbounded *conq_spsc_unbounded_create(size_t chunk)

@@ -19,10 +19,10 @@
 #include "conq/impl/testing.h"
 
 struct counting {
-	long live;	 /* blocks allocated, not yet freed */
-	long total;	 /* allocations that succeeded */
-	bool fail;	 /* every allocation fails while set */
-	size_t bad;	 /* misaligned blocks, wrong sizes given back */
+	long live;  /* blocks allocated, not yet freed */
+	long total; /* allocations that succeeded */
+	bool fail;  /* every allocation fails while set */
+	size_t bad; /* misaligned blocks, wrong sizes given back */
 };
 
 static void *c_alloc(void *ctx, size_t size, size_t align)
@@ -32,7 +32,8 @@ static void *c_alloc(void *ctx, size_t size, size_t align)
 		return NULL;
 	size_t total = (size + sizeof(size_t) + align - 1) / align * align;
 	/* The size in front: checked on free. */
-	unsigned char *raw = (unsigned char *)aligned_alloc(align, total + align);
+	unsigned char *raw =
+	    (unsigned char *)aligned_alloc(align, total + align);
 	if (raw == NULL)
 		return NULL;
 	unsigned char *p = raw + align;
@@ -88,7 +89,8 @@ static void run_family(const struct tq_desc *d)
 		if (!CHECK_NOT_NULL(q))
 			continue;
 		CHECK_GT(cnt.live, 0);
-		uint64_t lim = d->bounded ? (uint64_t)d->capacity(q) : 4 * c + 8;
+		uint64_t lim =
+		    d->bounded ? (uint64_t)d->capacity(q) : 4 * c + 8;
 		uint64_t in = 1, out = 1;
 		/* Fill up, then drain: several chunks come and go. */
 		for (int round = 0; round < 4; round++) {
@@ -109,7 +111,8 @@ static void run_family(const struct tq_desc *d)
 			/* Bounded memory: the queue, its chunk, one spare. */
 			CHECK_LE(cnt.live, 3);
 		}
-		/* Allocation failure: offer until it fails, ENOMEM (or full). */
+		/* Allocation failure: offer until it fails, ENOMEM (or full).
+		 */
 		cnt.fail = true;
 		bool enomem = false;
 		for (uint64_t k = 0; k < lim + 4 * c + 8; k++) {

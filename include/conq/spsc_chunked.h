@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * conq/spsc_chunked.h - bounded single-producer single-consumer queue in fixed-size chunks.
+ * conq/spsc_chunked.h - bounded single-producer single-consumer queue in
+ * fixed-size chunks.
  *
  * One of the SPSC linked-array families (with conq_spsc_chunked,
  * conq_spsc_growable, conq_spsc_unbounded; the shared core is
@@ -97,8 +98,9 @@ struct conq_spsc_chunked {
  * time, up to about capacity() + 2 chunks. NULL with errno = EINVAL (chunk
  * 0 or above CONQ_ARRAY_MAX_CAPACITY, max_capacity 0 or above it) or ENOMEM.
  * `a`: where every chunk comes from (NULL: malloc), copied. A. Allocates. */
-conq_spsc_chunked *conq_spsc_chunked_create_with(size_t chunk, size_t max_capacity,
-		const conq_allocator *a);
+conq_spsc_chunked *conq_spsc_chunked_create_with(size_t chunk,
+						 size_t max_capacity,
+						 const conq_allocator *a);
 
 /* create_with(..., NULL). */
 conq_spsc_chunked *conq_spsc_chunked_create(size_t chunk, size_t max_capacity);

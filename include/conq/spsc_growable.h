@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * conq/spsc_growable.h - bounded single-producer single-consumer queue that grows its chunk.
+ * conq/spsc_growable.h - bounded single-producer single-consumer queue that
+ * grows its chunk.
  *
  * One of the SPSC linked-array families (with conq_spsc_chunked,
  * conq_spsc_growable, conq_spsc_unbounded; the shared core is
@@ -99,11 +100,13 @@ struct conq_spsc_growable {
  * for good and never links again. NULL with errno = EINVAL (initial 0 or
  * above CONQ_ARRAY_MAX_CAPACITY, max_capacity 0 or above it) or ENOMEM. `a`:
  * where every chunk comes from (NULL: malloc), copied. A. Allocates. */
-conq_spsc_growable *conq_spsc_growable_create_with(size_t initial, size_t max_capacity,
-		const conq_allocator *a);
+conq_spsc_growable *conq_spsc_growable_create_with(size_t initial,
+						   size_t max_capacity,
+						   const conq_allocator *a);
 
 /* create_with(..., NULL). */
-conq_spsc_growable *conq_spsc_growable_create(size_t initial, size_t max_capacity);
+conq_spsc_growable *conq_spsc_growable_create(size_t initial,
+					      size_t max_capacity);
 
 /* Free every chunk and the queue. Elements still inside are not touched.
  * NULL is a no-op. Only once no thread uses the queue. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * conq/spsc_unbounded.h - unbounded single-producer single-consumer queue of linked chunks.
+ * conq/spsc_unbounded.h - unbounded single-producer single-consumer queue of
+ * linked chunks.
  *
  * One of the SPSC linked-array families (with conq_spsc_chunked,
  * conq_spsc_growable, conq_spsc_unbounded; the shared core is
@@ -99,7 +100,7 @@ struct conq_spsc_unbounded {
  * CONQ_ARRAY_MAX_CAPACITY) or ENOMEM. `a`: where every chunk comes from
  * (NULL: malloc), copied. A. Allocates. */
 conq_spsc_unbounded *conq_spsc_unbounded_create_with(size_t chunk,
-		const conq_allocator *a);
+						     const conq_allocator *a);
 
 /* create_with(..., NULL). */
 conq_spsc_unbounded *conq_spsc_unbounded_create(size_t chunk);

@@ -75,13 +75,13 @@ typedef struct conq__spsc_la conq__spsc_la;
 
 struct conq__spsc_la {
 	/* Read-mostly: written by create, then only read. */
-	uint64_t max;	  /* capacity() (bounded), 0 for unbounded */
-	uint64_t chunk;	  /* the standard (or growable's first) chunk size */
-	unsigned kind;	  /* CONQ__SPSC_LA_* */
+	uint64_t max;	/* capacity() (bounded), 0 for unbounded */
+	uint64_t chunk; /* the standard (or growable's first) chunk size */
+	unsigned kind;	/* CONQ__SPSC_LA_* */
 	unsigned has_alloc;
 	conq_allocator alloc; /* valid when has_alloc */
 	CONQ__PAD_AFTER(pad_cold, 2 * sizeof(uint64_t) + 2 * sizeof(unsigned) +
-					  sizeof(conq_allocator));
+				      sizeof(conq_allocator));
 
 	/* Producer-hot: written only by P. */
 	conq__idx_t pidx;    /* next index to write; read by size() */
@@ -94,7 +94,7 @@ struct conq__spsc_la {
 	conq__spsc_la_chunk *pchunk;
 	conq__spsc_la_chunk *pres; /* P-private chunks reserved by offer_bulk */
 	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(4) + 2 * sizeof(uint64_t) +
-					  3 * sizeof(void *));
+				      3 * sizeof(void *));
 
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx; /* next index to read; read by P, size() */
@@ -106,7 +106,7 @@ struct conq__spsc_la {
 	void **cslots;	  /* cchunk's slots */
 	conq__spsc_la_chunk *cchunk;
 	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 5 * sizeof(uint64_t) +
-					  2 * sizeof(void *));
+				      2 * sizeof(void *));
 
 	/* The spare chunk (chunked, unbounded): C publishes a retired, zeroed
 	 * chunk here ([SL10]), P takes it when it links ([SL11]). */
@@ -144,8 +144,7 @@ static inline void **conq__spsc_la_slots(const conq__spsc_la_chunk *ch)
 /* P: is the slot `ahead` (< pring) positions past ppos cleared? Then every
  * slot from ppos to it is free: the consumer clears in index order, after
  * reading, and a slot of the chunk's first lap was never written. */
-static inline bool conq__spsc_la_cleared(const conq__spsc_la *q,
-					 uint64_t ahead)
+static inline bool conq__spsc_la_cleared(const conq__spsc_la *q, uint64_t ahead)
 {
 	uint64_t pos = q->ppos + ahead;
 	if (pos >= q->pring)
@@ -170,17 +169,17 @@ static inline bool conq__spsc_la_seen(const conq__spsc_la *q, conq__idx_t p,
 }
 
 /* P, final chunk (ring = max + B): conq_spsc_array's three looks. */
-static inline uint64_t conq__spsc_la_refresh_final(conq__spsc_la *q,
-						   const conq__spsc_la_chunk *ch,
-						   conq__idx_t p,
-						   uint64_t want)
+static inline uint64_t
+conq__spsc_la_refresh_final(conq__spsc_la *q, const conq__spsc_la_chunk *ch,
+			    conq__idx_t p, uint64_t want)
 {
 	/* Past the first lap every slot was written here: keep pstart within
 	 * a ring of p, so that narrow index builds (CONQ_INDEX_BITS) never see
 	 * it half a range old. */
 	if ((uint64_t)conq__idx_diff(p, q->pstart) > q->pring)
 		q->pstart = conq__idx_sub(p, q->pring);
-	if (want < ch->look && conq__spsc_la_seen(q, p, ch->look + ch->batch - 1)) {
+	if (want < ch->look &&
+	    conq__spsc_la_seen(q, p, ch->look + ch->batch - 1)) {
 		q->plimit = conq__idx_add(p, ch->look);
 		return ch->look;
 	}
@@ -226,7 +225,8 @@ static CONQ__NOINLINE uint64_t conq__spsc_la_refresh(conq__spsc_la *q,
 		qa = (uint64_t)r;
 	}
 	uint64_t a;
-	if (want > ch->look && want < ch->ring && conq__spsc_la_cleared(q, want))
+	if (want > ch->look && want < ch->ring &&
+	    conq__spsc_la_cleared(q, want))
 		a = want;
 	else if (conq__spsc_la_cleared(q, ch->look))
 		a = ch->look;
@@ -380,8 +380,8 @@ static inline bool conq__spsc_la_is_empty(const conq__spsc_la *q)
 	return conq__idx_diff(conq__load_acquire(&q->pidx), c) <= 0;
 }
 
-static inline size_t conq__spsc_la_offer_bulk(conq__spsc_la *q,
-					      void *const *es, size_t n)
+static inline size_t conq__spsc_la_offer_bulk(conq__spsc_la *q, void *const *es,
+					      size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (CONQ__UNLIKELY(es[i] == NULL)) {
@@ -546,8 +546,8 @@ static inline size_t conq__spsc_la_fill(conq__spsc_la *q, conq_supply_fn fn,
 	{                                                                      \
 		return conq__spsc_la_is_empty(&q->la);                         \
 	}                                                                      \
-	static inline size_t conq_##fam##_offer_bulk(conq_##fam *q,            \
-						     void *const *es, size_t n) \
+	static inline size_t conq_##fam##_offer_bulk(                          \
+	    conq_##fam *q, void *const *es, size_t n)                          \
 	{                                                                      \
 		return conq__spsc_la_offer_bulk(&q->la, es, n);                \
 	}                                                                      \
@@ -566,9 +566,8 @@ static inline size_t conq__spsc_la_fill(conq__spsc_la *q, conq_supply_fn fn,
 	{                                                                      \
 		return conq__spsc_la_drain(&q->la, fn, ctx, limit);            \
 	}                                                                      \
-	static inline size_t conq_##fam##_fill(conq_##fam *q,                  \
-					       conq_supply_fn fn, void *ctx,   \
-					       size_t limit)                   \
+	static inline size_t conq_##fam##_fill(                                \
+	    conq_##fam *q, conq_supply_fn fn, void *ctx, size_t limit)         \
 	{                                                                      \
 		return conq__spsc_la_fill(&q->la, fn, ctx, limit);             \
 	}
