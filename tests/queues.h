@@ -60,7 +60,12 @@ extern "C" {
 	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())                \
 	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
 	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
-	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())
+	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())       \
+	X(spsc_chunked, 1, 1, true, TQ_FIFO_TOTAL, AT, GROW,                   \
+	  (tq_chunk(c), c, a))                                                 \
+	X(spsc_growable, 1, 1, true, TQ_FIFO_TOTAL, AT, GROW,                  \
+	  (tq_chunk(c), c, a))                                                 \
+	X(spsc_unbounded, 1, 1, false, TQ_FIFO_TOTAL, AT, GROW, (tq_chunk(c), a))
 
 /* The chunk (or initial chunk) size the tests give a growing family for a
  * requested capacity c: a quarter of it, at least 2, so that a full queue

@@ -42,6 +42,7 @@
 #define conq__faa_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define conq__faa_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define conq__xchg_acq_rel(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define conq__xchg_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define conq__cas_weak_acq_rel(p, expp, v)                                     \
 	__atomic_compare_exchange_n((p), (expp), (v), 1, __ATOMIC_ACQ_REL,     \
 				    __ATOMIC_ACQUIRE)

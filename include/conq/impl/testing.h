@@ -13,6 +13,9 @@
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
 #include "conq/mpmc_array.h"
+#include "conq/spsc_chunked.h"
+#include "conq/spsc_growable.h"
+#include "conq/spsc_unbounded.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +32,13 @@ conq_spmc_array *conq__spmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
+
+/* The growing families: on a new, empty queue, move every index (and every
+ * limit relative to one) to `start`. Narrow index builds keep start's low
+ * bits. */
+void conq__spsc_chunked_test_start(conq_spsc_chunked *q, uint64_t start);
+void conq__spsc_growable_test_start(conq_spsc_growable *q, uint64_t start);
+void conq__spsc_unbounded_test_start(conq_spsc_unbounded *q, uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
  * allocations have succeeded, and every allocation from then on, until a

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * White-box tests of the SPSC linked-array families (conq_spsc_chunked,
+ * conq_spsc_growable, conq_spsc_unbounded) through create_with and a
+ * counting allocator: every block is freed by destroy, alignment is
+ * honoured, allocation failure in offer / offer_bulk / offer_burst / fill is
+ * ENOMEM with the elements left with the caller and the queue usable after,
+ * offer_bulk is all or nothing under ENOMEM, and a drained queue keeps at
+ * most its current chunk and one spare.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "queues.h"
+
+#include "conq/impl/testing.h"
+
+struct counting {
+	long live;  /* blocks allocated, not yet freed */
+	long total; /* allocations that succeeded */
+	bool fail;  /* every allocation fails while set */
+	size_t bad; /* misaligned blocks, wrong sizes given back */
+};
+
+static void *c_alloc(void *ctx, size_t size, size_t align)
+{
+	struct counting *c = (struct counting *)ctx;
+	if (c->fail)
+		return NULL;
+	size_t total = (size + sizeof(size_t) + align - 1) / align * align;
+	/* The size in front: checked on free. */
+	unsigned char *raw =
+	    (unsigned char *)aligned_alloc(align, total + align);
+	if (raw == NULL)
+		return NULL;
+	unsigned char *p = raw + align;
+	memcpy(p - sizeof(size_t), &size, sizeof size);
+	memset(p, 0x5A, size); /* not zeroed: conq must not rely on it */
+	if ((uintptr_t)p % align != 0)
+		c->bad++;
+	c->live++;
+	c->total++;
+	return p;
+}
+
+static void c_free(void *ctx, void *p, size_t size)
+{
+	struct counting *c = (struct counting *)ctx;
+	unsigned char *q = (unsigned char *)p;
+	size_t was;
+	memcpy(&was, q - sizeof(size_t), sizeof was);
+	if (was != size)
+		c->bad++;
+	/* The block's alignment is at most CONQ_PAD, and we allocated raw at
+	 * p - align; recover it from the alignment we used: CONQ_PAD. */
+	free(q - CONQ_PAD);
+	c->live--;
+}
+
+static const struct tq_desc *row(const char *name)
+{
+	for (size_t i = 0; i < tq_queue_count; i++)
+		if (strcmp(tq_queues[i].name, name) == 0)
+			return &tq_queues[i];
+	return NULL;
+}
+
+/* conq asks for CONQ_PAD alignment for every block (c_free relies on it). */
+static void *c_alloc_pad(void *ctx, size_t size, size_t align)
+{
+	struct counting *c = (struct counting *)ctx;
+	if (align != CONQ_PAD)
+		c->bad++;
+	return c_alloc(ctx, size, CONQ_PAD);
+}
+
+static void run_family(const struct tq_desc *d)
+{
+	struct counting cnt = {0, 0, false, 0};
+	conq_allocator a = {c_alloc_pad, c_free, &cnt};
+	const size_t caps[] = {1, 2, 8, 64, 1000};
+	for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
+		size_t c = caps[ci];
+		check_context("%s cap=%zu", d->name, c);
+		void *q = d->create_with(c, &a);
+		if (!CHECK_NOT_NULL(q))
+			continue;
+		CHECK_GT(cnt.live, 0);
+		uint64_t lim =
+		    d->bounded ? (uint64_t)d->capacity(q) : 4 * c + 8;
+		uint64_t in = 1, out = 1;
+		/* Fill up, then drain: several chunks come and go. */
+		for (int round = 0; round < 4; round++) {
+			while (in - out < lim && d->offer(q, tq_elem(in)))
+				in++;
+			CHECK_EQ(in - out, lim);
+			if (d->bounded) {
+				errno = 0;
+				CHECK_FALSE(d->offer(q, tq_elem(in)));
+				CHECK_EQ(errno, 0);
+			}
+			void *e;
+			uint64_t bad = 0;
+			while ((e = d->poll(q)) != NULL)
+				bad += tq_val(e) != out++;
+			CHECK_EQ(bad, 0);
+			CHECK_EQ(in, out);
+			/* Bounded memory: the queue, its chunk, one spare. */
+			CHECK_LE(cnt.live, 3);
+		}
+		/* Allocation failure: offer until it fails, ENOMEM (or full).
+		 */
+		cnt.fail = true;
+		bool enomem = false;
+		for (uint64_t k = 0; k < lim + 4 * c + 8; k++) {
+			errno = 0;
+			if (d->offer(q, tq_elem(in))) {
+				in++;
+				continue;
+			}
+			if (d->bounded && in - out == lim) {
+				CHECK_EQ(errno, 0);
+				break;
+			}
+			CHECK_EQ(errno, ENOMEM);
+			enomem = true;
+			/* The queue still answers, and still fails. */
+			errno = 0;
+			CHECK_FALSE(d->offer(q, tq_elem(in)));
+			CHECK_EQ(errno, ENOMEM);
+			void *es[3] = {tq_elem(in), tq_elem(in + 1),
+				       tq_elem(in + 2)};
+			errno = 0;
+			CHECK_EQ(d->offer_bulk(q, es, 3), 0);
+			CHECK_EQ(errno, ENOMEM);
+			errno = 0;
+			CHECK_EQ(d->offer_burst(q, es, 3), 0);
+			CHECK_EQ(errno, ENOMEM);
+			CHECK_EQ(d->size(q), in - out);
+			break;
+		}
+		/* Unbounded queues and any with more than one chunk's worth
+		 * must have needed a chunk. */
+		if (!d->bounded)
+			CHECK_TRUE(enomem);
+		cnt.fail = false;
+		/* Usable again: offer more, then bulk across chunks. */
+		for (int k = 0; k < 3 && (!d->bounded || in - out < lim); k++)
+			CHECK_TRUE(d->offer(q, tq_elem(in++)));
+		uint64_t bad = 0;
+		void *e;
+		while ((e = d->poll(q)) != NULL)
+			bad += tq_val(e) != out++;
+		CHECK_EQ(bad, 0);
+		CHECK_EQ(in, out);
+		/* offer_bulk under ENOMEM: all or nothing, for every n. */
+		size_t maxn = d->bounded ? (size_t)lim : 3 * c + 5;
+		void **es = (void **)malloc((maxn + 1) * sizeof(void *));
+		if (!CHECK_NOT_NULL(es))
+			break;
+		for (size_t n = 1; n <= maxn; n++) {
+			for (size_t k = 0; k < n; k++)
+				es[k] = tq_elem(in + k);
+			cnt.fail = true;
+			errno = 0;
+			size_t got = d->offer_bulk(q, es, n);
+			if (got == 0) {
+				CHECK_EQ(errno, ENOMEM);
+				CHECK_TRUE(d->is_empty(q));
+				cnt.fail = false;
+				got = d->offer_bulk(q, es, n);
+				CHECK_EQ(got, n);
+			} else {
+				CHECK_EQ(got, n);
+			}
+			cnt.fail = false;
+			in += got;
+			CHECK_EQ(d->size(q), n);
+			bad = 0;
+			while ((e = d->poll(q)) != NULL)
+				bad += tq_val(e) != out++;
+			CHECK_EQ(bad, 0);
+			CHECK_EQ(in, out);
+			CHECK_LE(cnt.live, 3);
+		}
+		free(es);
+		d->destroy(q);
+		CHECK_EQ(cnt.live, 0);
+		CHECK_EQ(cnt.bad, 0);
+	}
+	/* create_with itself under allocation failure: NULL + ENOMEM. */
+	check_context("%s create_with ENOMEM", d->name);
+	cnt.fail = true;
+	errno = 0;
+	CHECK_NULL(d->create_with(64, &a));
+	CHECK_EQ(errno, ENOMEM);
+	cnt.fail = false;
+	/* Only the queue itself allocated, then its chunk fails. */
+	conq__test_fail_alloc_after(1);
+	errno = 0;
+	CHECK_NULL(d->create_with(64, NULL));
+	CHECK_EQ(errno, ENOMEM);
+	conq__test_fail_alloc_after(-1);
+	CHECK_EQ(cnt.live, 0);
+}
+
+int main(void)
+{
+	const char *names[] = {"spsc_chunked", "spsc_growable",
+			       "spsc_unbounded"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const struct tq_desc *d = row(names[i]);
+		if (CHECK_NOT_NULL(d))
+			run_family(d);
+	}
+	return check_report();
+}
