@@ -176,7 +176,8 @@ static void sc_short(struct script *s, uint64_t fails_before, uint64_t want,
 	if (got >= want)
 		return;
 	uint64_t room = s->cap - sc_count(s);
-	bool full = all_or_nothing ? room < want : room == 0;
+	/* Full: bulk needs room for all; the others stop when the queue is. */
+	bool full = all_or_nothing ? room < want : got >= room;
 	if (full)
 		return;
 	if (s->t->failed == fails_before || errno != ENOMEM) {
@@ -351,9 +352,10 @@ static void case_sweep(const struct tq_desc *d)
 	uint64_t enomem = 0;
 	uint64_t total = sc_run(d, 0, &enomem);
 	CHECK_EQ(enomem, 0);
-	/* The run must make enough allocations for the sweep to mean
-	 * something (node queues: thousands; chunked ones: dozens). */
-	CHECK_GE(total, 20);
+	/* The run must allocate past create for the sweep to mean something
+	 * (node queues: thousands; chunked ones: hundreds; growable: one per
+	 * doubling). */
+	CHECK_GE(total, 3);
 	uint64_t upto = total < 1000 ? total : 1000;
 	unsigned long long f0 = check_failed();
 	for (uint64_t k = 1; k <= upto && check_failed() == f0; k++) {
@@ -477,7 +479,10 @@ static void case_random(const struct tq_desc *d)
 	}
 	CHECK_EQ(r.bad, 0);  /* order kept, nothing foreign */
 	CHECK_EQ(other, 0);  /* unbounded: ENOMEM is the only refusal */
-	CHECK_GT(t.failed, 0);
+	/* Failures happened where allocations did (a growable queue stops
+	 * allocating once its chunk reaches the maximum). */
+	if (t.calls > 256)
+		CHECK_GT(t.failed, 0);
 	CHECK_NULL(d->poll(q));
 	CHECK_TRUE(d->is_empty(q));
 	d->destroy(q);
@@ -574,7 +579,7 @@ static void case_create(const struct tq_desc *d)
 	if (!CHECK_NOT_NULL(ap))
 		return;
 	*ap = ta_make(&t2);
-	q = d->create_with(64, ap);
+	q = d->create_with(8192, ap);
 	memset(ap, 0, sizeof *ap);
 	free(ap);
 	if (CHECK_NOT_NULL(q)) {
