@@ -60,7 +60,9 @@ extern "C" {
 	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())                \
 	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
 	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
-	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())
+	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())      \
+	X(spsc_linked, 1, 1, false, TQ_FIFO_TOTAL, AT, GROW, (a))              \
+	X(mpsc_linked, TQ_ANY, 1, false, TQ_FIFO_TOTAL, NOAT, GROW_CSIZE, (a))
 
 /* The chunk (or initial chunk) size the tests give a growing family for a
  * requested capacity c: a quarter of it, at least 2, so that a full queue

@@ -6,6 +6,7 @@
  * ctest entry that must fail) a wrong type does not compile.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -68,18 +69,29 @@ static void *source_fn(void *ctx)
 	return elem(s->next++);
 }
 
-/* The scenario, on a queue of capacity 8 (requested 5); q: `T *`, cq: the
- * same as `const T *`. */
+/* The constructor of each family: the array families with capacity 5
+ * (rounded to 8), the growing ones unbounded. */
+#define TG_CREATE_spsc_array()	conq_spsc_array_create(5)
+#define TG_CREATE_mpsc_array()	conq_mpsc_array_create(5)
+#define TG_CREATE_spmc_array()	conq_spmc_array_create(5)
+#define TG_CREATE_mpmc_array()	conq_mpmc_array_create(5)
+#define TG_CREATE_spsc_linked() conq_spsc_linked_create()
+#define TG_CREATE_mpsc_linked() conq_mpsc_linked_create()
+
+/* The scenario, on a queue of capacity 8 (requested 5) or an unbounded one
+ * (then the calls that would meet the bound ask for no more than fits in 8,
+ * so the contents are the same); q: `T *`, cq: the same as `const T *`. */
 #define TG_FAMILY(f)                                                           \
 	static void tg_##f(void)                                               \
 	{                                                                      \
 		check_context("%s", #f);                                       \
-		conq_##f *q = conq_##f##_create(5);                            \
+		conq_##f *q = TG_CREATE_##f();                                 \
 		if (!CHECK_NOT_NULL(q))                                        \
 			return;                                                \
 		const conq_##f *cq = q;                                        \
-		CHECK_EQ(conq_capacity(q), 8);                                 \
-		CHECK_EQ(conq_capacity(cq), 8);                                \
+		bool bnd = conq_capacity(q) != CONQ_UNBOUNDED;                 \
+		CHECK_EQ(conq_capacity(q), bnd ? 8 : CONQ_UNBOUNDED);          \
+		CHECK_EQ(conq_capacity(cq), bnd ? 8 : CONQ_UNBOUNDED);         \
 		CHECK_TRUE(conq_is_empty(q));                                  \
 		CHECK_TRUE(conq_is_empty(cq));                                 \
 		CHECK_EQ(conq_size(q), 0);                                     \
@@ -110,12 +122,14 @@ static void *source_fn(void *ctx)
 		void *es[6] = {elem(3), elem(4), elem(5),                      \
 			       elem(6), elem(7), elem(8)};                     \
 		CHECK_EQ(conq_offer_bulk(q, es, 3), 3);                        \
-		CHECK_EQ(conq_offer_bulk(q, es, 6), 0); /* 5 free */           \
+		if (bnd)                                                       \
+			CHECK_EQ(conq_offer_bulk(q, es, 6), 0); /* 5 free */   \
 		void *more[6] = {elem(6), elem(7),  elem(8),                   \
 				 elem(9), elem(10), elem(11)};                 \
-		CHECK_EQ(conq_offer_burst(q, more, 6), 5);                     \
+		CHECK_EQ(conq_offer_burst(q, more, bnd ? 6 : 5), 5);           \
 		CHECK_EQ(conq_size(q), 8);                                     \
-		CHECK_FALSE(conq_offer(q, elem(99)));                          \
+		if (bnd)                                                       \
+			CHECK_FALSE(conq_offer(q, elem(99)));                  \
 		void *out[4] = {NULL, NULL, NULL, NULL};                       \
 		CHECK_EQ(conq_poll_burst(q, out, 2), 2);                       \
 		CHECK_EQ(val(out[0]), 3);                                      \
@@ -126,7 +140,7 @@ static void *source_fn(void *ctx)
 		CHECK_EQ(sk.got[0], 5);                                        \
 		CHECK_EQ(sk.got[2], 7);                                        \
 		struct source src = {100, 0};                                  \
-		CHECK_EQ(conq_fill(q, source_fn, &src, 100), 5);               \
+		CHECK_EQ(conq_fill(q, source_fn, &src, bnd ? 100 : 5), 5);     \
 		CHECK_EQ(src.calls, 5);                                        \
 		CHECK_EQ(conq_size(cq), 8);                                    \
 		sk.n = 0;                                                      \

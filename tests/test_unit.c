@@ -569,9 +569,12 @@ static void case_size(const struct tq_desc *d)
 			d->destroy(q);
 			continue;
 		}
+		/* Unbounded: "full" is the requested capacity's power of
+		 * two (there is no full to reach). */
+		uint64_t full = d->bounded ? m.cap : tq_pow2(caps[i]);
 		for (int round = 0; round < 3; round++) {
 			m_check_size(&m);
-			while (m_count(&m) < m.cap) {
+			while (m_count(&m) < full) {
 				if (!m_offer(&m, false))
 					break;
 				m_check_size(&m);
@@ -583,9 +586,9 @@ static void case_size(const struct tq_desc *d)
 					break;
 				m_check_size(&m);
 			}
-			m_offer_bulk(&m, (size_t)m.cap);
+			m_offer_bulk(&m, (size_t)full);
 			m_check_size(&m);
-			m_poll_burst(&m, (size_t)m.cap / 2 + 1);
+			m_poll_burst(&m, (size_t)full / 2 + 1);
 			m_check_size(&m);
 			m_drain(&m, SIZE_MAX);
 			m_check_size(&m);
@@ -634,11 +637,15 @@ static void case_wrap_2p64(const struct tq_desc *d)
 				d->destroy(q);
 				continue;
 			}
-			CHECK_EQ(d->capacity(q), cap);
+			/* Unbounded: capacity() is CONQ_UNBOUNDED, and "full"
+			 * is `cap` elements in. */
+			CHECK_EQ(d->capacity(q),
+				 d->bounded ? cap : CONQ_UNBOUNDED);
+			uint64_t fill = d->bounded ? m.cap : cap;
 			m_check_size(&m);
 			/* Fill to full: the producer index crosses 2^64 before
 			 * the consumer index does (for small backs). */
-			while (m_count(&m) < m.cap) {
+			while (m_count(&m) < fill) {
 				if (!m_offer(&m, false))
 					break;
 				m_check_size(&m);

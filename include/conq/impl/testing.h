@@ -13,6 +13,7 @@
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
 #include "conq/mpmc_array.h"
+#include "conq/spsc_linked.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,10 @@ conq_spmc_array *conq__spmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
+
+/* A growing family's start hook: on a new, empty queue, every index moves
+ * to `start` (narrow builds: its low bits). */
+void conq__spsc_linked_test_start(conq_spsc_linked *q, uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
  * allocations have succeeded, and every allocation from then on, until a
