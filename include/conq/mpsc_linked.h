@@ -112,8 +112,9 @@ void conq__mpsc_linked_free_chain(conq_mpsc_linked *q,
 static inline struct conq__mpsc_linked_node *
 conq__mpsc_linked_take(conq_mpsc_linked *q)
 {
-	/* The cache's acquire (pairs with its release in retire): the
-	 * consumer's reads of the node happen-before our writes to it. */
+	/* [MN2] the cache's acquire (conq_spmc_array's, in its poll): pairs
+	 * with [MN1]; the consumer's reads of the node happen-before our
+	 * writes to it. */
 	struct conq__mpsc_linked_node *n =
 	    (struct conq__mpsc_linked_node *)conq_spmc_array_poll(q->cache);
 	if (CONQ__UNLIKELY(n == NULL))
@@ -125,7 +126,8 @@ conq__mpsc_linked_take(conq_mpsc_linked *q)
 static inline void conq__mpsc_linked_retire(conq_mpsc_linked *q,
 					    struct conq__mpsc_linked_node *n)
 {
-	/* The cache's release: our reads of n before a producer's reuse. */
+	/* [MN1] the cache's release (conq_spmc_array's, in its offer): pairs
+	 * with [MN2]; our reads of n before a producer's reuse of it. */
 	if (CONQ__UNLIKELY(!conq_spmc_array_relaxed_offer(q->cache, n)))
 		conq__mpsc_linked_free(q, n);
 }
