@@ -130,9 +130,14 @@ static void prime(tpt_trial *t)
 {
 	const cb_adapter *a = t->a;
 	uint64_t n = 0;
-	while (n <= t->usable && a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
+	/* An unbounded queue (usable SIZE_MAX, CONQ_UNBOUNDED) has no full to
+	 * reach: the requested capacity must go in, every offer succeeding. */
+	bool unb = t->usable == SIZE_MAX;
+	uint64_t want = unb ? t->cap : t->usable;
+	while ((unb ? n < want : n <= want) &&
+	       a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
 		n++;
-	if (n != t->usable)
+	if (n != want)
 		violation(t, "prime",
 			  "offer succeeded %" PRIu64 " times on an empty queue "
 			  "of capacity %zu",
@@ -223,7 +228,8 @@ static void check_iteration(tpt_trial *t, const cb_options *o, bool oversub,
 		violation(t, "capacity",
 			  "drained %" PRIu64 " > capacity %zu", drained,
 			  t->usable);
-	if (pmade > cmade && pmade - cmade > t->usable + cextra)
+	if (t->usable != SIZE_MAX && pmade > cmade &&
+	    pmade - cmade > t->usable + cextra)
 		violation(t, "window",
 			  "offersMade %" PRIu64 " - pollsMade %" PRIu64
 			  " > capacity %zu + uncounted polls %" PRIu64,
