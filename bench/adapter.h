@@ -115,8 +115,9 @@ typedef struct cb_adapter {
 	 * are counted and reported, not failed; exactly-once still holds. */
 	const char *weak_order;
 	/* true: a variant of another adapter (a growing queue with another
-	 * chunk size, "conq:spsc_growable.16"): run only when a -p qType
-	 * names it (or a glob matches it), not in the default selection. */
+	 * chunk size, "conq:spsc_growable.16"; a peer's unbounded use): run
+	 * only when a -p qType pattern with a '.' or its exact name matches
+	 * it, not in the default selection nor through "conq:*". */
 	bool variant;
 } cb_adapter;
 

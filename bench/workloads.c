@@ -141,6 +141,12 @@ int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 			const cb_adapter *a = cb_adapters[k];
 			if (fnmatch(o->qtype[q], a->name, 0) != 0)
 				continue;
+			/* A variant ("conq:spsc_growable.16") only when the
+			 * pattern names one: it has a '.' (a name, or a glob
+			 * such as "conq:*.1K"); "conq:*" leaves them out. */
+			if (a->variant && strchr(o->qtype[q], '.') == NULL &&
+			    strcmp(o->qtype[q], a->name) != 0)
+				continue;
 			if (!cb_contract_allows(a->contract, p, c)) {
 				if (!listed(skipped, *nskipped, a) &&
 				    *nskipped < max)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "queues.h"
 
+#include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -189,7 +191,267 @@
 
 TQ_FAMILIES(TQ__WRAP)
 
-const struct tq_desc tq_queues[] = {TQ_FAMILIES(TQ__ROW)};
+/* ---- conq_mpsc_intrusive: hand-written wrappers --------------------------
+ * Its API moves caller-embedded nodes, so each `void *` element the tests
+ * offer travels in a malloc'd carrier {node, e}, freed when it is polled
+ * (or by destroy). The batch calls go through the intrusive batch ops
+ * (push_chain, drain, relaxed pops). */
+struct tq_carrier {
+	conq_mpsc_intrusive_node node; /* first: a node is its carrier */
+	void *e;
+};
+
+static struct tq_carrier *tq_carrier_of(conq_mpsc_intrusive_node *n)
+{
+	return (struct tq_carrier *)(void *)n;
+}
+
+static struct tq_carrier *tq_carrier_new(void *e)
+{
+	struct tq_carrier *c = (struct tq_carrier *)malloc(sizeof *c);
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->e = e;
+	c->node.next = NULL;
+	return c;
+}
+
+/* The element of a popped node (its carrier is freed), or NULL. */
+static void *tq_carrier_take(conq_mpsc_intrusive_node *n)
+{
+	if (n == NULL)
+		return NULL;
+	struct tq_carrier *c = tq_carrier_of(n);
+	void *e = c->e;
+	free(c);
+	return e;
+}
+
+static void *tq_mpsc_intrusive_create(size_t c)
+{
+	(void)c;
+	return conq_mpsc_intrusive_create();
+}
+
+static void tq_mpsc_intrusive_destroy(void *q)
+{
+	if (q == NULL)
+		return;
+	conq_mpsc_intrusive *iq = (conq_mpsc_intrusive *)q;
+	while (tq_carrier_take(conq_mpsc_intrusive_pop(iq)) != NULL)
+		;
+	conq_mpsc_intrusive_destroy(iq);
+}
+
+static bool tq_mpsc_intrusive_offer(void *q, void *e)
+{
+	if (e == NULL) {
+		errno = EINVAL;
+		return false;
+	}
+	struct tq_carrier *c = tq_carrier_new(e);
+	if (c == NULL)
+		return false;
+	conq_mpsc_intrusive_push((conq_mpsc_intrusive *)q, &c->node);
+	return true;
+}
+
+static void *tq_mpsc_intrusive_poll(void *q)
+{
+	return tq_carrier_take(
+	    conq_mpsc_intrusive_pop((conq_mpsc_intrusive *)q));
+}
+
+static void *tq_mpsc_intrusive_relaxed_poll(void *q)
+{
+	return tq_carrier_take(
+	    conq_mpsc_intrusive_relaxed_pop((conq_mpsc_intrusive *)q));
+}
+
+static void *tq_mpsc_intrusive_peek(void *q)
+{
+	conq_mpsc_intrusive_node *n =
+	    conq_mpsc_intrusive_peek((conq_mpsc_intrusive *)q);
+	return n != NULL ? tq_carrier_of(n)->e : NULL;
+}
+
+static void *tq_mpsc_intrusive_relaxed_peek(void *q)
+{
+	conq_mpsc_intrusive_node *n =
+	    conq_mpsc_intrusive_relaxed_peek((conq_mpsc_intrusive *)q);
+	return n != NULL ? tq_carrier_of(n)->e : NULL;
+}
+
+static size_t tq_mpsc_intrusive_size(void *q)
+{
+	return conq_mpsc_intrusive_size((conq_mpsc_intrusive *)q);
+}
+
+static bool tq_mpsc_intrusive_is_empty(void *q)
+{
+	return conq_mpsc_intrusive_is_empty((conq_mpsc_intrusive *)q);
+}
+
+static size_t tq_mpsc_intrusive_capacity(void *q)
+{
+	(void)q;
+	return CONQ_UNBOUNDED;
+}
+
+struct tq_drain_ctx {
+	conq_consume_fn fn;
+	void *ctx;
+};
+
+static void tq_drain_node(void *ctx, void *node)
+{
+	struct tq_drain_ctx *d = (struct tq_drain_ctx *)ctx;
+	d->fn(d->ctx, tq_carrier_take((conq_mpsc_intrusive_node *)node));
+}
+
+static size_t tq_mpsc_intrusive_drain(void *q, conq_consume_fn fn, void *ctx,
+				      size_t limit)
+{
+	struct tq_drain_ctx d = {fn, ctx};
+	return conq_mpsc_intrusive_drain((conq_mpsc_intrusive *)q,
+					 tq_drain_node, &d, limit);
+}
+
+/* Push the chain of n carriers first..last, if any. */
+static size_t tq_push_chain(void *q, struct tq_carrier *first,
+			    struct tq_carrier *last, size_t n)
+{
+	if (n)
+		conq_mpsc_intrusive_push_chain((conq_mpsc_intrusive *)q,
+					       &first->node, &last->node);
+	return n;
+}
+
+static void tq_append(struct tq_carrier **first, struct tq_carrier **last,
+		      struct tq_carrier *c)
+{
+	if (*first == NULL)
+		*first = c;
+	else
+		(*last)->node.next = &c->node;
+	*last = c;
+}
+
+static size_t tq_mpsc_intrusive_fill(void *q, conq_supply_fn fn, void *ctx,
+				     size_t limit)
+{
+	struct tq_carrier *first = NULL, *last = NULL;
+	size_t k = 0;
+	while (k < limit) {
+		struct tq_carrier *c = tq_carrier_new(NULL);
+		if (c == NULL)
+			break;
+		if ((c->e = fn(ctx)) == NULL) {
+			free(c);
+			break;
+		}
+		tq_append(&first, &last, c);
+		k++;
+	}
+	return tq_push_chain(q, first, last, k);
+}
+
+static size_t tq_mpsc_intrusive_offer_bulk(void *q, void *const *es, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (es[i] == NULL) {
+			errno = EINVAL;
+			return 0;
+		}
+	struct tq_carrier *first = NULL, *last = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct tq_carrier *c = tq_carrier_new(es[i]);
+		if (c == NULL) {
+			while (first != NULL) {
+				struct tq_carrier *next =
+				    first == last
+					? NULL
+					: tq_carrier_of(first->node.next);
+				free(first);
+				first = next;
+			}
+			return 0;
+		}
+		tq_append(&first, &last, c);
+	}
+	return tq_push_chain(q, first, last, n);
+}
+
+static size_t tq_mpsc_intrusive_offer_burst(void *q, void *const *es,
+					    size_t n)
+{
+	struct tq_carrier *first = NULL, *last = NULL;
+	size_t k = 0;
+	for (; k < n; k++) {
+		if (es[k] == NULL) {
+			errno = EINVAL;
+			break;
+		}
+		struct tq_carrier *c = tq_carrier_new(es[k]);
+		if (c == NULL)
+			break;
+		tq_append(&first, &last, c);
+	}
+	return tq_push_chain(q, first, last, k);
+}
+
+static size_t tq_mpsc_intrusive_poll_burst(void *q, void **out, size_t n)
+{
+	conq_mpsc_intrusive_node *nodes[64];
+	size_t k = 0;
+	while (k < n) {
+		size_t want = n - k < 64 ? n - k : 64;
+		size_t got = conq_mpsc_intrusive_pop_burst(
+		    (conq_mpsc_intrusive *)q, nodes, want);
+		for (size_t i = 0; i < got; i++)
+			out[k + i] = tq_carrier_take(nodes[i]);
+		k += got;
+		if (got < want)
+			break;
+	}
+	return k;
+}
+
+#define TQ__ROW_MPSC_INTRUSIVE                                                 \
+	{.name = "mpsc_intrusive",                                             \
+	 .max_producers = TQ_ANY,                                              \
+	 .max_consumers = 1,                                                   \
+	 .bounded = false,                                                     \
+	 .fifo = TQ_FIFO_TOTAL,                                                \
+	 .alloc_hook = false,                                                  \
+	 .size_any_thread = false,                                             \
+	 .create = tq_mpsc_intrusive_create,                                   \
+	 .create_with = NULL,                                                  \
+	 .create_at = NULL,                                                    \
+	 .destroy = tq_mpsc_intrusive_destroy,                                 \
+	 .offer = tq_mpsc_intrusive_offer,                                     \
+	 .poll = tq_mpsc_intrusive_poll,                                       \
+	 .peek = tq_mpsc_intrusive_peek,                                       \
+	 .relaxed_offer = tq_mpsc_intrusive_offer,                             \
+	 .relaxed_poll = tq_mpsc_intrusive_relaxed_poll,                       \
+	 .relaxed_peek = tq_mpsc_intrusive_relaxed_peek,                       \
+	 .size = tq_mpsc_intrusive_size,                                       \
+	 .is_empty = tq_mpsc_intrusive_is_empty,                               \
+	 .capacity = tq_mpsc_intrusive_capacity,                               \
+	 .drain = tq_mpsc_intrusive_drain,                                     \
+	 .fill = tq_mpsc_intrusive_fill,                                       \
+	 .offer_bulk = tq_mpsc_intrusive_offer_bulk,                           \
+	 .offer_burst = tq_mpsc_intrusive_offer_burst,                         \
+	 .poll_burst = tq_mpsc_intrusive_poll_burst,                           \
+	 .memsize = NULL,                                                      \
+	 .init = NULL,                                                         \
+	 .init_at = NULL},
+
+/* The table rows, then the hand-written ones (families whose API differs). */
+const struct tq_desc tq_queues[] = {TQ_FAMILIES(TQ__ROW)
+					TQ__ROW_MPSC_INTRUSIVE};
 const size_t tq_queue_count = sizeof tq_queues / sizeof tq_queues[0];
 
 size_t tq_select(int argc, char **argv, const struct tq_desc **rows)

@@ -208,7 +208,7 @@ static void case_bulk_null(const struct tq_desc *d)
 	void *q = d->create(8);
 	if (!CHECK_NOT_NULL(q))
 		return;
-	size_t cap = d->capacity(q);
+	size_t cap = d->bounded ? d->capacity(q) : 8;
 	put(d, q, 1, 2);
 	void *es[8];
 	size_t room = cap - 2;
@@ -249,7 +249,117 @@ static void case_burst_null(const struct tq_desc *d)
 	d->destroy(q);
 }
 
+/* A caller's allocator that counts its live blocks and fails while
+ * `fail_after` reaches 0 (negative: never). */
+struct test_alloc {
+	long live;
+	long fail_after;
+};
+
+static void *ta_alloc(void *ctx, size_t size, size_t align)
+{
+	struct test_alloc *t = (struct test_alloc *)ctx;
+	if (t->fail_after == 0)
+		return NULL;
+	if (t->fail_after > 0)
+		t->fail_after--;
+	void *p = aligned_alloc(align, (size + align - 1) / align * align);
+	if (p != NULL)
+		t->live++;
+	return p;
+}
+
+static void ta_free(void *ctx, void *p, size_t size)
+{
+	(void)size;
+	struct test_alloc *t = (struct test_alloc *)ctx;
+	t->live--;
+	free(p);
+}
+
+static void *supply_seq(void *ctx)
+{
+	uint64_t *next = (uint64_t *)ctx;
+	return tq_elem((*next)++);
+}
+
+/* The growing families with create_with: allocation failure in offer,
+ * offer_bulk, offer_burst and fill gives false/0/partial with ENOMEM,
+ * nothing lost or duplicated, the queue usable once memory comes back; and
+ * destroy gives back every block. */
+static void case_grow_enomem(const struct tq_desc *d)
+{
+	if (!d->create_with) {
+		check_skip("no create_with (allocator)");
+		return;
+	}
+	struct test_alloc t = {0, -1};
+	conq_allocator a = {ta_alloc, ta_free, &t};
+	void *q = d->create_with(16, &a);
+	if (!CHECK_NOT_NULL(q))
+		return;
+	t.fail_after = 0;
+	/* A fresh queue has no cached nodes: the first offer needs memory
+	 * (families that preallocate may succeed; then they must hold it). */
+	uint64_t in = 0;
+	errno = 0;
+	if (d->offer(q, tq_elem(1))) {
+		in = 1;
+	} else {
+		CHECK_EQ(errno, ENOMEM);
+		CHECK_EQ(d->size(q), 0);
+		CHECK_TRUE(d->is_empty(q));
+	}
+	/* Memory back: 3 more, then it runs out inside a bulk of 6. */
+	t.fail_after = -1;
+	put(d, q, in + 1, 3);
+	in += 3;
+	if (d->bounded)
+		goto out;
+	t.fail_after = 2;
+	void *es[6];
+	for (size_t k = 0; k < 6; k++)
+		es[k] = tq_elem(in + 1 + k);
+	errno = 0;
+	size_t got = d->offer_bulk(q, es, 6);
+	if (got == 0)
+		CHECK_EQ(errno, ENOMEM);
+	else
+		CHECK_EQ(got, 6);
+	in += got;
+	CHECK_EQ(d->size(q), in);
+	/* burst: as many as memory allows, in order. */
+	t.fail_after = 2;
+	for (size_t k = 0; k < 6; k++)
+		es[k] = tq_elem(in + 1 + k);
+	errno = 0;
+	got = d->offer_burst(q, es, 6);
+	CHECK_LE(got, 6);
+	if (got < 6)
+		CHECK_EQ(errno, ENOMEM);
+	in += got;
+	/* fill: the supplier is asked only for elements that get in. */
+	t.fail_after = 1;
+	uint64_t next = in + 1;
+	errno = 0;
+	got = d->fill(q, supply_seq, &next, 6);
+	CHECK_EQ(next - (in + 1), got);
+	if (got < 6)
+		CHECK_EQ(errno, ENOMEM);
+	in += got;
+	CHECK_EQ(d->size(q), in);
+	t.fail_after = -1;
+	put(d, q, in + 1, 2000); /* past the node caches */
+	in += 2000;
+	contents_are(d, q, 1, in);
+	put(d, q, 1, 5);
+out:
+	d->destroy(q);
+	CHECK_EQ(t.live, 0); /* every block given back */
+}
+
 static const struct tq_case cases[] = {
+    {"grow_enomem", case_grow_enomem},
     {"bad_capacity", case_bad_capacity},
     {"max_capacity", case_max_capacity},
     {"enomem", case_enomem},

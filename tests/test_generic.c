@@ -6,6 +6,7 @@
  * ctest entry that must fail) a wrong type does not compile.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "check.h"

@@ -582,6 +582,7 @@ static void case_size(const struct tq_desc *d)
 			d->destroy(q);
 			continue;
 		}
+		uint64_t full = m.full;
 		for (int round = 0; round < 3; round++) {
 			m_check_size(&m);
 			while (m_count(&m) < m.full) {
@@ -596,9 +597,9 @@ static void case_size(const struct tq_desc *d)
 					break;
 				m_check_size(&m);
 			}
-			m_offer_bulk(&m, (size_t)m.cap);
+			m_offer_bulk(&m, (size_t)full);
 			m_check_size(&m);
-			m_poll_burst(&m, (size_t)m.cap / 2 + 1);
+			m_poll_burst(&m, (size_t)full / 2 + 1);
 			m_check_size(&m);
 			m_drain(&m, SIZE_MAX);
 			m_check_size(&m);

@@ -24,6 +24,8 @@ TG_CREATE(mpmc_array, conq_mpmc_array_create(5))
 TG_CREATE(spsc_chunked, conq_spsc_chunked_create(2, 5))
 TG_CREATE(spsc_growable, conq_spsc_growable_create(2, 5))
 TG_CREATE(spsc_unbounded, conq_spsc_unbounded_create(2))
+TG_CREATE(spsc_linked, conq_spsc_linked_create())
+TG_CREATE(mpsc_linked, conq_mpsc_linked_create())
 
 #undef TG_CREATE
 

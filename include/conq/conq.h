@@ -40,16 +40,20 @@
 #include "conq/spsc_chunked.h"
 #include "conq/spsc_growable.h"
 #include "conq/spsc_unbounded.h"
+#include "conq/spsc_linked.h"
+#include "conq/mpsc_linked.h"
+#include "conq/mpsc_intrusive.h"
 
 /*
  * The families with the common API, in one list: conq_<family> is the queue
  * type and conq_<family>_<verb> its functions. Adding a family to the generic
  * verbs (C and C++) is one entry here, after including its header above.
- * At most 16 entries.
+ * At most 16 entries. conq_mpsc_intrusive is not in it: its API moves
+ * caller-embedded nodes (push/pop), not `void *` elements.
  */
 #define CONQ__FAMILY_LIST                                                      \
 	spsc_array, mpsc_array, spmc_array, mpmc_array, spsc_chunked,         \
-	    spsc_growable, spsc_unbounded
+	    spsc_growable, spsc_unbounded, spsc_linked, mpsc_linked
 
 /*
  * CONQ__FAMILIES(X): X(family) for each family of the list, e.g. to write a

@@ -16,6 +16,7 @@
 #include "conq/spsc_chunked.h"
 #include "conq/spsc_growable.h"
 #include "conq/spsc_unbounded.h"
+#include "conq/spsc_linked.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,9 @@ conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
 void conq__spsc_chunked_test_start(conq_spsc_chunked *q, uint64_t start);
 void conq__spsc_growable_test_start(conq_spsc_growable *q, uint64_t start);
 void conq__spsc_unbounded_test_start(conq_spsc_unbounded *q, uint64_t start);
+/* A growing family's start hook: on a new, empty queue, every index moves
+ * to `start` (narrow builds: its low bits). */
+void conq__spsc_linked_test_start(conq_spsc_linked *q, uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
  * allocations have succeeded, and every allocation from then on, until a
