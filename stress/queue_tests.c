@@ -11,7 +11,14 @@
  *                             publication through the code path that holds it.
  *
  * Each state holds a small queue built in place (memsize/init) and the plain
- * payloads of its elements; elements are pointers to those payloads.
+ * payloads of its elements; elements are pointers to those payloads. A
+ * growing family (no memsize: linked, chunked, growable, unbounded) is
+ * created for each use of a state instead (create, or create_at for wrap)
+ * and destroyed by the arbiter; the tests' tq_chunk gives it chunks of 2
+ * slots at these capacities, so every test crosses chunk boundaries
+ * (hand-overs, JUMPs, spare chunks) all the time. An unbounded family runs
+ * the shapes that do not need a full queue; a family whose size() is the
+ * consumer's only (GROW_CSIZE) runs none with a size() observer.
  * Producers write a payload with plain stores right before offering it;
  * consumers check it with plain loads right after taking it, so a broken
  * release/acquire pair shows as a FORBIDDEN "payload not visible" here and
@@ -199,8 +206,12 @@ static void q_init(void *st, const struct cs_test *t, uint64_t k)
 	s->p = p;
 	/* wrap: the queue's first index is 1..5 operations below 2^64, so the
 	 * prefill and the racing operations cross the wrap. */
-	s->q = p->wrap ? d->init_at(mem, p->cap, UINT64_MAX - k % 5)
-		       : d->init(mem, p->cap);
+	if (d->memsize == NULL)
+		s->q = p->wrap ? d->create_at(p->cap, UINT64_MAX - k % 5)
+			       : d->create(p->cap);
+	else
+		s->q = p->wrap ? d->init_at(mem, p->cap, UINT64_MAX - k % 5)
+			       : d->init(mem, p->cap);
 	if (s->q == NULL)
 		abort(); /* the parameters are the harness's: a harness bug */
 	unsigned n =
@@ -816,6 +827,11 @@ static void q_arbiter(void *st, int64_t *r)
 		break;
 	}
 	}
+	/* A growing family's queue was created by q_init for this use. */
+	if (d->memsize == NULL) {
+		d->destroy(s->q);
+		s->q = NULL;
+	}
 }
 
 /* ---- outcome tables ---- */
@@ -900,6 +916,16 @@ static const struct cs_outcome size_out[] = {
     {"*, *, 0, *", CS_FORBIDDEN, 0,
      "size() at quiescence wrong, or lost/duplicated/reordered"},
     {"*, *, *, *", CS_FORBIDDEN, 0, "size() outside [0, capacity]"}};
+
+/* The same on an unbounded queue: never more than the prefill (1) and the
+ * producer's 2 (size_bounds' shape), never negative. */
+static const struct cs_outcome size_unbounded_out[] = {
+    {"0..3, 0..3, 1, *", CS_ACCEPTABLE, 0,
+     "size() within [0, elements ever in]; consistent at quiescence"},
+    {"*, *, 0, *", CS_FORBIDDEN, 0,
+     "size() at quiescence wrong, or lost/duplicated/reordered"},
+    {"*, *, *, *", CS_FORBIDDEN, 0,
+     "size() above the elements ever in, or negative"}};
 
 static const struct cs_outcome abandon_out[] = {
     {"0, 0, 0, *, *, 0, 0", CS_ACCEPTABLE, 0,
@@ -992,7 +1018,8 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	const struct tq_desc *d = p->d;
 	size_t hdr = sizeof(struct qstate);
 	p->qoff = (hdr + CONQ_PAD - 1) / CONQ_PAD * CONQ_PAD;
-	size_t qsize = d->memsize(p->cap);
+	/* A growing family: the state holds only the pointer (q_init). */
+	size_t qsize = d->memsize != NULL ? d->memsize(p->cap) : 0;
 	/* abandon drives conq_mpmc_array's internals. */
 	if (p->scen == QS_ABANDON && strcmp(d->name, "mpmc_array") != 0)
 		abort();
@@ -1028,6 +1055,11 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	struct qtable ot = sh->out;
 	if (p->scen == QS_PUBLISH && p->may_fail)
 		ot = (struct qtable)QTABLE(publish_mayfail_out);
+	if (p->scen == QS_SIZE && !d->bounded) {
+		if (p->prefill + (int)p->per > 3)
+			abort(); /* size_unbounded_out is for size_bounds */
+		ot = (struct qtable)QTABLE(size_unbounded_out);
+	}
 	t->outcomes = ot.rows;
 	t->noutcomes = ot.n;
 	t->nresults = sh->nresults;
@@ -1102,6 +1134,12 @@ static void q_contract(const struct tq_desc *d, bool wrap)
 	for (size_t i = 0; i < sizeof contract / sizeof contract[0]; i++) {
 		struct qparam p = contract[i].p;
 		if (p.np > d->max_producers || p.nc > d->max_consumers)
+			continue;
+		/* An unbounded family has no full queue to start from. */
+		if (!d->bounded && p.prefill < 0)
+			continue;
+		/* size() from an observer thread: not on a GROW_CSIZE row. */
+		if (!d->size_any_thread && p.scen == QS_SIZE)
 			continue;
 		p.d = d;
 		p.wrap = wrap;
@@ -1304,10 +1342,11 @@ __attribute__((constructor)) static void q_register(void)
 {
 	for (size_t i = 0; i < tq_queue_count; i++) {
 		const struct tq_desc *d = &tq_queues[i];
-		if (d->memsize == NULL || d->init == NULL)
-			continue; /* cannot live in a state */
+		bool fits = d->memsize != NULL && d->init != NULL;
+		if (!fits && d->create == NULL)
+			continue; /* cannot be built */
 		q_contract(d, false);
-		if (d->init_at != NULL)
+		if (fits ? d->init_at != NULL : d->create_at != NULL)
 			q_contract(d, true);
 	}
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
