@@ -60,7 +60,13 @@ extern "C" {
 	X(spsc_array, 1, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())                \
 	X(mpsc_array, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
 	X(spmc_array, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())           \
-	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())
+	X(mpmc_array, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, ARRAY, ())      \
+	X(mpsc_chunked, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, GROW,              \
+	  (tq_chunk(c), c, a))                                                 \
+	X(mpsc_growable, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, GROW,             \
+	  (tq_chunk(c), c, a))                                                 \
+	X(mpsc_unbounded, TQ_ANY, 1, false, TQ_FIFO_TOTAL, AT, GROW,           \
+	  (tq_chunk(c), a))
 
 /* The chunk (or initial chunk) size the tests give a growing family for a
  * requested capacity c: a quarter of it, at least 2, so that a full queue

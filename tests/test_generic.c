@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "conq/conq.h"
+#include "tg_create.h"
 
 #if defined(TG_WRONG_TYPE) && TG_WRONG_TYPE == 1
 void tg_wrong(int *p);
@@ -69,17 +70,20 @@ static void *source_fn(void *ctx)
 }
 
 /* The scenario, on a queue of capacity 8 (requested 5); q: `T *`, cq: the
- * same as `const T *`. */
+ * same as `const T *`. An unbounded family runs the same steps, minus the
+ * checks that the queue is full (its bulk, burst and fill sizes are those
+ * the bounded queue allows). */
 #define TG_FAMILY(f)                                                           \
 	static void tg_##f(void)                                               \
 	{                                                                      \
 		check_context("%s", #f);                                       \
-		conq_##f *q = conq_##f##_create(5);                            \
+		conq_##f *q = tg_create_##f();                                 \
 		if (!CHECK_NOT_NULL(q))                                        \
 			return;                                                \
 		const conq_##f *cq = q;                                        \
-		CHECK_EQ(conq_capacity(q), 8);                                 \
-		CHECK_EQ(conq_capacity(cq), 8);                                \
+		const bool bnd = conq_capacity(cq) != CONQ_UNBOUNDED;          \
+		CHECK_EQ(conq_capacity(q), bnd ? 8 : CONQ_UNBOUNDED);          \
+		CHECK_EQ(conq_capacity(cq), bnd ? 8 : CONQ_UNBOUNDED);         \
 		CHECK_TRUE(conq_is_empty(q));                                  \
 		CHECK_TRUE(conq_is_empty(cq));                                 \
 		CHECK_EQ(conq_size(q), 0);                                     \
@@ -110,12 +114,14 @@ static void *source_fn(void *ctx)
 		void *es[6] = {elem(3), elem(4), elem(5),                      \
 			       elem(6), elem(7), elem(8)};                     \
 		CHECK_EQ(conq_offer_bulk(q, es, 3), 3);                        \
-		CHECK_EQ(conq_offer_bulk(q, es, 6), 0); /* 5 free */           \
+		if (bnd)                                                       \
+			CHECK_EQ(conq_offer_bulk(q, es, 6), 0); /* 5 free */   \
 		void *more[6] = {elem(6), elem(7),  elem(8),                   \
 				 elem(9), elem(10), elem(11)};                 \
-		CHECK_EQ(conq_offer_burst(q, more, 6), 5);                     \
+		CHECK_EQ(conq_offer_burst(q, more, bnd ? 6 : 5), 5);           \
 		CHECK_EQ(conq_size(q), 8);                                     \
-		CHECK_FALSE(conq_offer(q, elem(99)));                          \
+		if (bnd)                                                       \
+			CHECK_FALSE(conq_offer(q, elem(99)));                  \
 		void *out[4] = {NULL, NULL, NULL, NULL};                       \
 		CHECK_EQ(conq_poll_burst(q, out, 2), 2);                       \
 		CHECK_EQ(val(out[0]), 3);                                      \
@@ -126,7 +132,7 @@ static void *source_fn(void *ctx)
 		CHECK_EQ(sk.got[0], 5);                                        \
 		CHECK_EQ(sk.got[2], 7);                                        \
 		struct source src = {100, 0};                                  \
-		CHECK_EQ(conq_fill(q, source_fn, &src, 100), 5);               \
+		CHECK_EQ(conq_fill(q, source_fn, &src, bnd ? 100 : 5), 5);     \
 		CHECK_EQ(src.calls, 5);                                        \
 		CHECK_EQ(conq_size(cq), 8);                                    \
 		sk.n = 0;                                                      \

@@ -18,10 +18,16 @@
 
 /* ---- the model ---------------------------------------------------------- */
 
+/* An unbounded queue is never full: the cases that fill a queue up fill an
+ * unbounded one with this many elements (several chunks at tq_chunk sizes). */
+#define TQ_UNBOUNDED_FULL 256u
+
 struct model {
 	const struct tq_desc *d;
 	void *q;
 	uint64_t cap;	   /* capacity() for bounded queues, else UINT64_MAX */
+	uint64_t full;	   /* what "fill it up" loops stop at: cap for bounded
+			    * queues, TQ_UNBOUNDED_FULL for unbounded ones */
 	uint64_t next_in;  /* the next element to offer */
 	uint64_t next_out; /* the next element poll must return */
 	void **buf;	   /* scratch for bulk/burst, cap + 8 entries */
@@ -50,6 +56,7 @@ static bool m_open(struct model *m, const struct tq_desc *d, void *q)
 	m->q = q;
 	m->next_in = m->next_out = 1;
 	m->cap = d->bounded ? (uint64_t)d->capacity(q) : UINT64_MAX;
+	m->full = d->bounded ? m->cap : TQ_UNBOUNDED_FULL;
 	m->buflen = (size_t)min_u64(m->cap, 4096) + 8;
 	m->buf = (void **)malloc(m->buflen * sizeof(void *));
 	return CHECK_NOT_NULL(m->buf);
@@ -571,7 +578,7 @@ static void case_size(const struct tq_desc *d)
 		}
 		for (int round = 0; round < 3; round++) {
 			m_check_size(&m);
-			while (m_count(&m) < m.cap) {
+			while (m_count(&m) < m.full) {
 				if (!m_offer(&m, false))
 					break;
 				m_check_size(&m);
@@ -634,11 +641,12 @@ static void case_wrap_2p64(const struct tq_desc *d)
 				d->destroy(q);
 				continue;
 			}
-			CHECK_EQ(d->capacity(q), cap);
+			CHECK_EQ(d->capacity(q),
+				 d->bounded ? cap : CONQ_UNBOUNDED);
 			m_check_size(&m);
 			/* Fill to full: the producer index crosses 2^64 before
 			 * the consumer index does (for small backs). */
-			while (m_count(&m) < m.cap) {
+			while (m_count(&m) < m.full) {
 				if (!m_offer(&m, false))
 					break;
 				m_check_size(&m);

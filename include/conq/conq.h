@@ -37,6 +37,9 @@
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
 #include "conq/mpmc_array.h"
+#include "conq/mpsc_chunked.h"
+#include "conq/mpsc_growable.h"
+#include "conq/mpsc_unbounded.h"
 
 /*
  * The families with the common API, in one list: conq_<family> is the queue
@@ -44,7 +47,9 @@
  * verbs (C and C++) is one entry here, after including its header above.
  * At most 16 entries.
  */
-#define CONQ__FAMILY_LIST spsc_array, mpsc_array, spmc_array, mpmc_array
+#define CONQ__FAMILY_LIST                                                      \
+	spsc_array, mpsc_array, spmc_array, mpmc_array, mpsc_chunked,          \
+	    mpsc_growable, mpsc_unbounded
 
 /*
  * CONQ__FAMILIES(X): X(family) for each family of the list, e.g. to write a

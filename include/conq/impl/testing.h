@@ -13,6 +13,9 @@
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
 #include "conq/mpmc_array.h"
+#include "conq/mpsc_chunked.h"
+#include "conq/mpsc_growable.h"
+#include "conq/mpsc_unbounded.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +32,14 @@ conq_spmc_array *conq__spmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
+
+/* The growing families: on a new, empty queue, move every index to `start`
+ * (a narrow index build keeps its low bits), so that a test can cross the
+ * index wrap. The MPSC linked-array families count in units of 2: their
+ * indices become 2 * start. */
+void conq__mpsc_chunked_test_start(conq_mpsc_chunked *q, uint64_t start);
+void conq__mpsc_growable_test_start(conq_mpsc_growable *q, uint64_t start);
+void conq__mpsc_unbounded_test_start(conq_mpsc_unbounded *q, uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
  * allocations have succeeded, and every allocation from then on, until a
