@@ -8,16 +8,26 @@
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
 #include "conq/spsc_array.h"
+#include "conq/mpsc_chunked.h"
+#include "conq/mpsc_growable.h"
+#include "conq/mpsc_unbounded.h"
 #include "loops.h"
 
 /* One adapter per family: create/destroy/offer/poll wrappers, the loops on
- * the inline offer/poll, and the table entry. */
+ * the inline offer/poll, and the table entry. CONQ_ADAPTER_ARGS: create
+ * takes ARGS, a parenthesised argument list in terms of `capacity` (the
+ * growing families); an unbounded queue's usable capacity is the requested
+ * one. */
 #define CONQ_ADAPTER(FAM, CONTRACT, DESC)                                      \
+	CONQ_ADAPTER_ARGS(FAM, CONTRACT, DESC, (capacity))
+#define CONQ_ADAPTER_ARGS(FAM, CONTRACT, DESC, ARGS)                           \
 	static void *FAM##_create(size_t capacity, size_t *usable)             \
 	{                                                                      \
-		conq_##FAM *q = conq_##FAM##_create(capacity);                 \
-		if (q != NULL)                                                 \
-			*usable = conq_##FAM##_capacity(q);                    \
+		conq_##FAM *q = conq_##FAM##_create ARGS;                      \
+		if (q != NULL) {                                               \
+			size_t u = conq_##FAM##_capacity(q);                   \
+			*usable = u == CONQ_UNBOUNDED ? capacity : u;          \
+		}                                                              \
 		return q;                                                      \
 	}                                                                      \
 	static void FAM##_destroy(void *q)                                     \
@@ -57,3 +67,12 @@ CONQ_ADAPTER(spmc_array, CB_SPMC,
 	     "conq_spmc_array: bounded SPMC ring of void* (offer/poll)")
 CONQ_ADAPTER(mpmc_array, CB_MPMC,
 	     "conq_mpmc_array: bounded MPMC ring of void* (offer/poll)")
+CONQ_ADAPTER_ARGS(mpsc_chunked, CB_MPSC,
+		  "conq_mpsc_chunked: bounded MPSC linked chunks of 1024 void*",
+		  (1024, capacity))
+CONQ_ADAPTER_ARGS(mpsc_growable, CB_MPSC,
+		  "conq_mpsc_growable: bounded MPSC chunks growing from 1024",
+		  (1024, capacity))
+CONQ_ADAPTER_ARGS(mpsc_unbounded, CB_MPSC,
+		  "conq_mpsc_unbounded: unbounded MPSC linked chunks of 1024",
+		  (1024))

@@ -6,6 +6,9 @@ extern const cb_adapter cb_adapter_conq_spsc_array;
 extern const cb_adapter cb_adapter_conq_mpsc_array;
 extern const cb_adapter cb_adapter_conq_spmc_array;
 extern const cb_adapter cb_adapter_conq_mpmc_array;
+extern const cb_adapter cb_adapter_conq_mpsc_chunked;
+extern const cb_adapter cb_adapter_conq_mpsc_growable;
+extern const cb_adapter cb_adapter_conq_mpsc_unbounded;
 extern const cb_adapter cb_adapter_ceiling_stream;
 extern const cb_adapter cb_adapter_ceiling_stream_locked;
 extern const cb_adapter cb_adapter_mutex_ring;
@@ -51,6 +54,9 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_conq_mpsc_array,
 	&cb_adapter_conq_spmc_array,
 	&cb_adapter_conq_mpmc_array,
+	&cb_adapter_conq_mpsc_chunked,
+	&cb_adapter_conq_mpsc_growable,
+	&cb_adapter_conq_mpsc_unbounded,
 #ifdef CB_HAVE_CK
 	&cb_adapter_ck_spsc,
 	&cb_adapter_ck_mpsc,
