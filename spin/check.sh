@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # spin/check.sh - exhaustive Spin searches of conq's array index protocols
-# (spsc.pml, mpsc.pml, mpmc.pml; docs/stress.md, "Spin models").
+# (spsc.pml, mpsc.pml, mpmc.pml) and of the MPSC linked arrays' resize
+# (mpsc_la.pml); docs/stress.md, "Spin models".
 #
 # Usage: spin/check.sh [--bugs] [WORKDIR]
 #   For each model and configuration: spin -a, gcc pan.c, then the full
@@ -86,9 +87,10 @@ mpmc:2p1c,k=2,claims=4  mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DCLAIMS=4
 mpmc:2p1c,k=1,claims=3  mpmc.pml progress        -DNP=2_-DNC=1_-DK=1_-DCLAIMS=3
 mpmc:1p2c,k=2,claims=4  mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DCLAIMS=4
 mpmc:3p1c,cap=1,holes=0 mpmc.pml safety          -DNP=3_-DNC=1_-DK=1_-DCLAIMS=3_-DCAP=1_-DHOLES=0
+mpsc_la:2p1c,c=2        mpsc_la.pml safety
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3,4,5"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3,4,5 mpsc_la.pml:1,2,3,4"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then
