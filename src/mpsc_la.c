@@ -15,6 +15,8 @@
 
 const char conq__mpsc_la_jump = 0;
 
+#define CONQ__MPSC_LA_MIN_UNBOUNDED 8u
+
 static const conq_allocator *la_alloc(const conq__mpsc_la *q)
 {
 	return q->has_alloc ? &q->alloc : NULL;
@@ -104,6 +106,12 @@ conq__mpsc_la *conq__mpsc_la_create(unsigned kind, size_t chunk, size_t max,
 			c = m;
 		if (c < 2)
 			c = 2; /* one usable slot and the JUMP slot */
+		/* Unbounded: at least CONQ__MPSC_LA_MIN_UNBOUNDED slots, so
+		 * that a resize (and an allocation) comes at most every 7
+		 * elements, not every element. */
+		if (kind == CONQ__MPSC_LA_UNBOUNDED &&
+		    c < CONQ__MPSC_LA_MIN_UNBOUNDED)
+			c = CONQ__MPSC_LA_MIN_UNBOUNDED;
 		first = c;
 	}
 	conq__mpsc_la *q = (conq__mpsc_la *)conq__alloc_with(

@@ -253,8 +253,60 @@ static void bulk_chain_enomem(void)
 	CHECK_EQ(cnt.live, 0);
 }
 
+/* create_with: NULL + ENOMEM when the queue or its first chunk cannot be
+ * allocated, nothing leaked; bad sizes: EINVAL. */
+static void create_enomem(void)
+{
+	check_context("%s", "create_enomem");
+	for (long allow = 0; allow < 2; allow++) {
+		struct counting cnt = {0, 0, false, allow, 0};
+		conq_allocator a = {c_alloc, c_free, &cnt};
+		errno = 0;
+		CHECK_NULL(conq_mpsc_chunked_create_with(4, 16, &a));
+		CHECK_EQ(errno, ENOMEM);
+		cnt.fail = false;
+		cnt.allow = allow;
+		errno = 0;
+		CHECK_NULL(conq_mpsc_growable_create_with(4, 16, &a));
+		CHECK_EQ(errno, ENOMEM);
+		cnt.fail = false;
+		cnt.allow = allow;
+		errno = 0;
+		CHECK_NULL(conq_mpsc_unbounded_create_with(4, &a));
+		CHECK_EQ(errno, ENOMEM);
+		CHECK_EQ(cnt.live, 0);
+	}
+	errno = 0;
+	CHECK_NULL(conq_mpsc_chunked_create(0, 16));
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK_NULL(conq_mpsc_growable_create(4, 0));
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK_NULL(conq_mpsc_unbounded_create(0));
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK_NULL(conq_mpsc_unbounded_create(CONQ_ARRAY_MAX_CAPACITY + 1));
+	CHECK_EQ(errno, EINVAL);
+	conq_mpsc_chunked *q = conq_mpsc_chunked_create(64, 1); /* chunk cut */
+	if (CHECK_NOT_NULL(q)) {
+		CHECK_EQ(conq_capacity(q), 1);
+		CHECK_TRUE(conq_offer(q, elem(1)));
+		CHECK_FALSE(conq_offer(q, elem(2)));
+		CHECK_EQ((uint64_t)(uintptr_t)conq_poll(q), 1);
+		conq_destroy(q);
+	}
+	conq_mpsc_unbounded *u = conq_mpsc_unbounded_create(4);
+	if (CHECK_NOT_NULL(u)) {
+		CHECK_EQ(conq_capacity(u), CONQ_UNBOUNDED);
+		conq_destroy(u);
+	}
+	conq_destroy((conq_mpsc_growable *)NULL);
+}
+
 int main(void)
 {
+	create_enomem();
 	run_mpsc_chunked();
 	run_mpsc_unbounded();
 	run_mpsc_growable();

@@ -8,7 +8,8 @@
  * JUMP marker); while the consumer keeps up, the producers go round one
  * chunk as a ring with conq_mpsc_array's fast path.
  *
- * Sizes: chunk is rounded up to a power of two, at least 2; 0 or above
+ * Sizes: chunk is rounded up to a power of two, at least 8 (smaller chunks
+ * would resize, and allocate, every few elements); 0 or above
  * CONQ_ARRAY_MAX_CAPACITY: NULL + EINVAL. capacity() is CONQ_UNBOUNDED.
  * (With narrow index test builds, CONQ_INDEX_BITS, the queue holds at most
  * 2^(CONQ_INDEX_BITS - 3) elements, so that index differences stay
