@@ -163,7 +163,7 @@ void conq__mpsc_la_test_start(conq__mpsc_la *q, uint64_t start)
 	q->plimit = conq__idx_add(q->pidx, 2 * q->pusable);
 }
 
-void *conq__mpsc_la_wait(void **slot)
+void *conq__mpsc_la_wait(const conq__mpsc_la *q, void **slot)
 {
 	unsigned spins = 0;
 	for (;;) {
@@ -173,6 +173,11 @@ void *conq__mpsc_la_wait(void **slot)
 		void *e = conq__load_acquire(slot);
 		if (e != NULL)
 			return e;
+		/* [ML9] acquire: pairs with [ML4]. A resize that failed to
+		 * allocate rolls pidx back to cidx: nothing will come, the
+		 * queue is empty. */
+		if (conq__load_acquire(&q->pidx) == q->cidx)
+			return NULL;
 		conq__wait_backoff(&spins);
 	}
 }

@@ -148,8 +148,9 @@ size_t conq__mpsc_la_fill(conq__mpsc_la *q, conq_supply_fn fn, void *ctx,
 /* C: the slot of index c read JUMP: move to the next chunk, retire the old
  * one; returns the slot of c in the new chunk. */
 void **conq__mpsc_la_follow(conq__mpsc_la *q, void **slot, conq__idx_t c);
-/* C: wait (spin, then yield) until the claimed slot is written. */
-void *conq__mpsc_la_wait(void **slot);
+/* C: wait (spin, then yield) until the claimed slot is written; NULL if the
+ * claim was a resize that failed to allocate (pidx rolled back to cidx). */
+void *conq__mpsc_la_wait(const conq__mpsc_la *q, void **slot);
 
 static inline void **conq__mpsc_la_slots(const conq__mpsc_la_chunk *ch)
 {
@@ -253,7 +254,7 @@ static inline void *conq__mpsc_la_head_miss(conq__mpsc_la *q, void **slot)
 	/* [ML9] acquire: pairs with [ML3]/[ML4]. pidx == cidx: empty. */
 	if (conq__load_acquire(&q->pidx) == q->cidx)
 		return NULL;
-	return conq__mpsc_la_wait(slot);
+	return conq__mpsc_la_wait(q, slot);
 }
 
 /* C: the element at cidx, NULL when empty; strict: waits for a bubble.
