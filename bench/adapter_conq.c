@@ -13,6 +13,9 @@
 #include "conq/spsc_unbounded.h"
 #include "conq/spsc_linked.h"
 #include "conq/mpsc_linked.h"
+#include "conq/mpsc_chunked.h"
+#include "conq/mpsc_growable.h"
+#include "conq/mpsc_unbounded.h"
 #include "loops.h"
 
 /*
@@ -117,3 +120,15 @@ CONQ_ADAPTER_ARGS(mpsc_linked, "conq:mpsc_linked", mpsc_linked, CB_MPSC,
 CONQ_ADAPTER_CHUNKS(spsc_chunked, CB_SPSC, B)
 CONQ_ADAPTER_CHUNKS(spsc_growable, CB_SPSC, B)
 CONQ_ADAPTER_CHUNKS(spsc_unbounded, CB_SPSC, U)
+CONQ_ADAPTER_ARGS(mpsc_chunked, "conq:mpsc_chunked", mpsc_chunked, CB_MPSC,
+		  "conq_mpsc_chunked: bounded MPSC linked chunks of 1024 void*",
+		  (1024, capacity), false)
+CONQ_ADAPTER_ARGS(mpsc_growable, "conq:mpsc_growable", mpsc_growable, CB_MPSC,
+		  "conq_mpsc_growable: bounded MPSC chunks growing from 1024",
+		  (1024, capacity), false)
+CONQ_ADAPTER_ARGS(mpsc_unbounded, "conq:mpsc_unbounded", mpsc_unbounded,
+		  CB_MPSC, "conq_mpsc_unbounded: unbounded MPSC linked chunks "
+		  "of 1024", (1024), false)
+CONQ_ADAPTER_CHUNKS(mpsc_chunked, CB_MPSC, B)
+CONQ_ADAPTER_CHUNKS(mpsc_growable, CB_MPSC, B)
+CONQ_ADAPTER_CHUNKS(mpsc_unbounded, CB_MPSC, U)

@@ -25,6 +25,21 @@ extern const cb_adapter cb_adapter_conq_spsc_unbounded_16;
 extern const cb_adapter cb_adapter_conq_spsc_unbounded_128;
 extern const cb_adapter cb_adapter_conq_spsc_unbounded_1K;
 extern const cb_adapter cb_adapter_conq_spsc_unbounded_16K;
+extern const cb_adapter cb_adapter_conq_mpsc_chunked;
+extern const cb_adapter cb_adapter_conq_mpsc_growable;
+extern const cb_adapter cb_adapter_conq_mpsc_unbounded;
+extern const cb_adapter cb_adapter_conq_mpsc_chunked_16;
+extern const cb_adapter cb_adapter_conq_mpsc_chunked_128;
+extern const cb_adapter cb_adapter_conq_mpsc_chunked_1K;
+extern const cb_adapter cb_adapter_conq_mpsc_chunked_16K;
+extern const cb_adapter cb_adapter_conq_mpsc_growable_16;
+extern const cb_adapter cb_adapter_conq_mpsc_growable_128;
+extern const cb_adapter cb_adapter_conq_mpsc_growable_1K;
+extern const cb_adapter cb_adapter_conq_mpsc_growable_16K;
+extern const cb_adapter cb_adapter_conq_mpsc_unbounded_16;
+extern const cb_adapter cb_adapter_conq_mpsc_unbounded_128;
+extern const cb_adapter cb_adapter_conq_mpsc_unbounded_1K;
+extern const cb_adapter cb_adapter_conq_mpsc_unbounded_16K;
 extern const cb_adapter cb_adapter_ceiling_stream;
 extern const cb_adapter cb_adapter_ceiling_stream_locked;
 extern const cb_adapter cb_adapter_mutex_ring;
@@ -92,6 +107,21 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_conq_spsc_unbounded_128,
 	&cb_adapter_conq_spsc_unbounded_1K,
 	&cb_adapter_conq_spsc_unbounded_16K,
+	&cb_adapter_conq_mpsc_chunked,
+	&cb_adapter_conq_mpsc_growable,
+	&cb_adapter_conq_mpsc_unbounded,
+	&cb_adapter_conq_mpsc_chunked_16,
+	&cb_adapter_conq_mpsc_chunked_128,
+	&cb_adapter_conq_mpsc_chunked_1K,
+	&cb_adapter_conq_mpsc_chunked_16K,
+	&cb_adapter_conq_mpsc_growable_16,
+	&cb_adapter_conq_mpsc_growable_128,
+	&cb_adapter_conq_mpsc_growable_1K,
+	&cb_adapter_conq_mpsc_growable_16K,
+	&cb_adapter_conq_mpsc_unbounded_16,
+	&cb_adapter_conq_mpsc_unbounded_128,
+	&cb_adapter_conq_mpsc_unbounded_1K,
+	&cb_adapter_conq_mpsc_unbounded_16K,
 #ifdef CB_HAVE_CK
 	&cb_adapter_ck_spsc,
 	&cb_adapter_ck_mpsc,

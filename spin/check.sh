@@ -3,8 +3,9 @@
 #
 # spin/check.sh - exhaustive Spin searches of conq's array index protocols
 # (spsc.pml, mpsc.pml, mpmc.pml), of the SPSC linked arrays' chunk
-# hand-over (spsc_la.pml) and of the intrusive MPSC node protocol
-# (mpsc_node.pml); docs/stress.md, "Spin models".
+# hand-over (spsc_la.pml), of the MPSC linked arrays' resize (mpsc_la.pml)
+# and of the intrusive MPSC node protocol (mpsc_node.pml); docs/stress.md,
+# "Spin models".
 #
 # Usage: spin/check.sh [--bugs] [WORKDIR]
 #   For each model and configuration: spin -a, gcc pan.c, then the full
@@ -89,10 +90,11 @@ mpmc:2p1c,k=1,claims=3  mpmc.pml progress        -DNP=2_-DNC=1_-DK=1_-DCLAIMS=3
 mpmc:1p2c,k=2,claims=4  mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DCLAIMS=4
 mpmc:3p1c,cap=1,holes=0 mpmc.pml safety          -DNP=3_-DNC=1_-DK=1_-DCLAIMS=3_-DCAP=1_-DHOLES=0
 spsc_la:1p1c,r=3        spsc_la.pml safety
+mpsc_la:2p1c,c=2        mpsc_la.pml safety
 mpsc_node:2p1c          mpsc_node.pml safety
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3,4,5 spsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3,4,5 spsc_la.pml:1,2,3,4 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then

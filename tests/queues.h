@@ -67,7 +67,13 @@ extern "C" {
 	  (tq_chunk(c), c, a))                                                 \
 	X(spsc_unbounded, 1, 1, false, TQ_FIFO_TOTAL, AT, GROW, (tq_chunk(c), a)) \
 	X(spsc_linked, 1, 1, false, TQ_FIFO_TOTAL, AT, GROW, (a))              \
-	X(mpsc_linked, TQ_ANY, 1, false, TQ_FIFO_TOTAL, NOAT, GROW_CSIZE, (a))
+	X(mpsc_linked, TQ_ANY, 1, false, TQ_FIFO_TOTAL, NOAT, GROW_CSIZE, (a)) \
+	X(mpsc_chunked, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, GROW,              \
+	  (tq_chunk(c), c, a))                                                 \
+	X(mpsc_growable, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, GROW,             \
+	  (tq_chunk(c), c, a))                                                 \
+	X(mpsc_unbounded, TQ_ANY, 1, false, TQ_FIFO_TOTAL, AT, GROW,           \
+	  (tq_chunk(c), a))
 
 /* The chunk (or initial chunk) size the tests give a growing family for a
  * requested capacity c: a quarter of it, at least 2, so that a full queue

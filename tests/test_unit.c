@@ -22,6 +22,17 @@
  * unbounded one with this many elements (several chunks at tq_chunk sizes). */
 #define TQ_UNBOUNDED_FULL 256u
 
+/* The largest batch m_random gives an unbounded queue. Narrow index builds
+ * (CONQ_INDEX_BITS < 64): an unbounded queue there holds at most
+ * 2^(CONQ_INDEX_BITS - 3) elements (its index differences must stay
+ * unambiguous), so the random batches are kept small enough that the
+ * random walk of its size stays far below that. */
+#if CONQ_INDEX_BITS < 64
+#define TQ_UNBOUNDED_SPAN 32u
+#else
+#define TQ_UNBOUNDED_SPAN 256u
+#endif
+
 struct model {
 	const struct tq_desc *d;
 	void *q;
@@ -261,7 +272,9 @@ static void m_drain_all(struct model *m)
 static void m_random(struct model *m, uint64_t seed, unsigned nops)
 {
 	uint64_t s = seed | 1;
-	size_t span = (size_t)min_u64(m->cap, 4096) + 3;
+	size_t span = (size_t)min_u64(
+			  m->d->bounded ? m->cap : TQ_UNBOUNDED_SPAN, 4096) +
+		      3;
 	for (unsigned i = 0; i < nops; i++) {
 		bool lean_offer = (i / 50) % 2 == 0;
 		/* An unbounded queue only consumes while it holds 16 *

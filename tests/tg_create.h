@@ -26,6 +26,9 @@ TG_CREATE(spsc_growable, conq_spsc_growable_create(2, 5))
 TG_CREATE(spsc_unbounded, conq_spsc_unbounded_create(2))
 TG_CREATE(spsc_linked, conq_spsc_linked_create())
 TG_CREATE(mpsc_linked, conq_mpsc_linked_create())
+TG_CREATE(mpsc_chunked, conq_mpsc_chunked_create(2, 5))
+TG_CREATE(mpsc_growable, conq_mpsc_growable_create(2, 5))
+TG_CREATE(mpsc_unbounded, conq_mpsc_unbounded_create(2))
 
 #undef TG_CREATE
 

@@ -43,6 +43,9 @@
 #include "conq/spsc_linked.h"
 #include "conq/mpsc_linked.h"
 #include "conq/mpsc_intrusive.h"
+#include "conq/mpsc_chunked.h"
+#include "conq/mpsc_growable.h"
+#include "conq/mpsc_unbounded.h"
 
 /*
  * The families with the common API, in one list: conq_<family> is the queue
@@ -53,7 +56,8 @@
  */
 #define CONQ__FAMILY_LIST                                                      \
 	spsc_array, mpsc_array, spmc_array, mpmc_array, spsc_chunked,         \
-	    spsc_growable, spsc_unbounded, spsc_linked, mpsc_linked
+	    spsc_growable, spsc_unbounded, spsc_linked, mpsc_linked,           \
+	    mpsc_chunked, mpsc_growable, mpsc_unbounded
 
 /*
  * CONQ__FAMILIES(X): X(family) for each family of the list, e.g. to write a

@@ -438,6 +438,10 @@ static void op_fill(struct fz *f, struct input *in)
 	size_t limit = limit_of(next_byte(in));
 	uint8_t b = next_byte(in);
 	f->null_at = (b & 0x80) ? (size_t)(b & 0x7f) : SIZE_MAX;
+	/* An unbounded queue never stops an unlimited fill: its supplier
+	 * ends after 300 elements instead. */
+	if (!f->d->bounded && f->null_at == SIZE_MAX && limit == SIZE_MAX)
+		f->null_at = 300;
 	uint64_t asked = min_u64(limit, ref_room(&f->ref));
 	size_t want = (size_t)min_u64(asked, f->null_at);
 	size_t want_calls = (size_t)min_u64(asked, (uint64_t)f->null_at + 1);

@@ -17,6 +17,9 @@
 #include "conq/spsc_growable.h"
 #include "conq/spsc_unbounded.h"
 #include "conq/spsc_linked.h"
+#include "conq/mpsc_chunked.h"
+#include "conq/mpsc_growable.h"
+#include "conq/mpsc_unbounded.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +46,13 @@ void conq__spsc_unbounded_test_start(conq_spsc_unbounded *q, uint64_t start);
 /* A growing family's start hook: on a new, empty queue, every index moves
  * to `start` (narrow builds: its low bits). */
 void conq__spsc_linked_test_start(conq_spsc_linked *q, uint64_t start);
+/* The growing families: on a new, empty queue, move every index to `start`
+ * (a narrow index build keeps its low bits), so that a test can cross the
+ * index wrap. The MPSC linked-array families count in units of 2: their
+ * indices become 2 * start. */
+void conq__mpsc_chunked_test_start(conq_mpsc_chunked *q, uint64_t start);
+void conq__mpsc_growable_test_start(conq_mpsc_growable *q, uint64_t start);
+void conq__mpsc_unbounded_test_start(conq_mpsc_unbounded *q, uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
  * allocations have succeeded, and every allocation from then on, until a
