@@ -55,11 +55,6 @@ void conq__free_aligned(void *p)
 	free(raw);
 }
 
-/* Blocks below CONQ_PAD bytes with an alignment of at most 16 come from
- * calloc directly (every caller of conq__free_with passes the size it
- * allocated, and small sizes are only ever asked with small alignments). */
-#define CONQ__SMALL_BLOCK(size, align) ((size) < CONQ_PAD && (align) <= 16)
-
 void *conq__alloc_with(const conq_allocator *a, size_t size, size_t align)
 {
 	if (a != NULL) {
@@ -71,24 +66,8 @@ void *conq__alloc_with(const conq_allocator *a, size_t size, size_t align)
 		memset(p, 0, size);
 		return p;
 	}
-	/* A small block (a node) with a small alignment: calloc's own, which
-	 * glibc aligns to 16, without conq__alloc_aligned's CONQ_PAD of
-	 * over-allocation (a 16-byte node would cost 144). The size decides,
-	 * so conq__free_with, which is given the same size, frees it the same
-	 * way. */
-	if (CONQ__SMALL_BLOCK(size, align)) {
-		if (fail_after == 0) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		if (fail_after > 0)
-			fail_after--;
-		void *p = calloc(1, size);
-		if (p == NULL)
-			errno = ENOMEM;
-		return p;
-	}
 	/* conq__alloc_aligned zeroes and aligns to CONQ_PAD >= align. */
+	(void)align;
 	return conq__alloc_aligned(size);
 }
 
@@ -98,10 +77,32 @@ void conq__free_with(const conq_allocator *a, void *p, size_t size)
 		return;
 	if (a != NULL)
 		a->free(a->ctx, p, size);
-	else if (CONQ__SMALL_BLOCK(size, 1))
-		free(p);
 	else
 		conq__free_aligned(p);
+}
+
+void *conq__alloc_node(const conq_allocator *a, size_t size)
+{
+	if (a != NULL)
+		return conq__alloc_with(a, size, 16);
+	if (fail_after == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (fail_after > 0)
+		fail_after--;
+	void *p = calloc(1, size);
+	if (p == NULL)
+		errno = ENOMEM;
+	return p;
+}
+
+void conq__free_node(const conq_allocator *a, void *p, size_t size)
+{
+	if (a != NULL)
+		conq__free_with(a, p, size);
+	else
+		free(p);
 }
 
 size_t conq__array_prepare(void *mem, size_t capacity, size_t bytes,

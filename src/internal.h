@@ -20,6 +20,13 @@ void *conq__alloc_with(const struct conq_allocator *a, size_t size,
 		       size_t align);
 void conq__free_with(const struct conq_allocator *a, void *p, size_t size);
 
+/* A node of a linked family (a few words, aligned to 16): as
+ * conq__alloc_with(a, size, 16), but from plain calloc when a is NULL,
+ * without conq__alloc_aligned's CONQ_PAD of over-allocation (a 16-byte node
+ * would cost 144 bytes). Free it with conq__free_node only. */
+void *conq__alloc_node(const struct conq_allocator *a, size_t size);
+void conq__free_node(const struct conq_allocator *a, void *p, size_t size);
+
 /* The common start of every array family's init: `bytes` is the family's
  * memsize(capacity) (0 when the capacity is bad). Checks that `mem` is
  * non-NULL and CONQ_PAD-aligned, zeroes `bytes` of it unless `zeroed`, and

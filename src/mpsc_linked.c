@@ -9,12 +9,12 @@ typedef struct conq__mpsc_linked_node node;
 
 node *conq__mpsc_linked_alloc(conq_mpsc_linked *q)
 {
-	return (node *)conq__alloc_with(q->a, sizeof(node), sizeof(node));
+	return (node *)conq__alloc_node(q->a, sizeof(node));
 }
 
 void conq__mpsc_linked_free(conq_mpsc_linked *q, node *n)
 {
-	conq__free_with(q->a, n, sizeof(node));
+	conq__free_node(q->a, n, sizeof(node));
 }
 
 void conq__mpsc_linked_free_chain(conq_mpsc_linked *q, node *n)

@@ -10,12 +10,12 @@ typedef struct conq__spsc_linked_node node;
 
 struct conq__spsc_linked_node *conq__spsc_linked_alloc(conq_spsc_linked *q)
 {
-	return (node *)conq__alloc_with(q->a, sizeof(node), sizeof(node));
+	return (node *)conq__alloc_node(q->a, sizeof(node));
 }
 
 void conq__spsc_linked_free(conq_spsc_linked *q, node *n)
 {
-	conq__free_with(q->a, n, sizeof(node));
+	conq__free_node(q->a, n, sizeof(node));
 }
 
 static void free_list(conq_spsc_linked *q, node *n)
