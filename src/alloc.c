@@ -130,7 +130,7 @@ void conq__wait_backoff(unsigned *spins)
 }
 
 #ifdef CONQ_TEST_PAUSES
-/* One call in 16 yields the CPU, one in 1024 sleeps 20-300 us: long enough
+/* One call in 64 yields the CPU, one in 8192 sleeps 20-300 us: long enough
  * for the other threads of a torture run to retire and reuse what this one
  * holds a pointer to. A per-thread xorshift: no shared state. */
 void conq__test_pause(void)
@@ -141,10 +141,10 @@ void conq__test_pause(void)
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
-	if ((x & 1023) == 0) {
-		struct timespec ts = {0, (long)(20000 + (x >> 10) % 280000)};
+	if ((x & 8191) == 0) {
+		struct timespec ts = {0, (long)(20000 + (x >> 13) % 280000)};
 		nanosleep(&ts, NULL);
-	} else if ((x & 15) == 0) {
+	} else if ((x & 63) == 0) {
 		sched_yield();
 	}
 }

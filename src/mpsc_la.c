@@ -188,6 +188,8 @@ void **conq__mpsc_la_follow(conq__mpsc_la *q, void **slot, conq__idx_t c)
 	/* relaxed: the resizer stored next before its JUMP [ML8], which our
 	 * acquire [ML2] of the slot read. */
 	conq__mpsc_la_chunk *next = conq__load_relaxed(&old->next);
+	/* A producer may still hold a stale pbuf == old (its CAS fails). */
+	CONQ__TEST_PAUSE();
 	/* relaxed: old is ours now; its reuse is ordered by [ML11]. */
 	conq__store_relaxed(slot, (void *)NULL);
 	conq__store_relaxed(&old->next, (conq__mpsc_la_chunk *)NULL);
@@ -318,6 +320,8 @@ static size_t la_resize(conq__mpsc_la *q, conq__idx_t p, conq__idx_t c,
 	/* [ML5] release: pairs with [ML5] (producers' acquire of plimit):
 	 * pusable read after it is this chunk's or a later one's. */
 	conq__store_release(&q->plimit, limit);
+	/* Resize held: producers wait, the consumer meets a bubble. */
+	CONQ__TEST_PAUSE();
 	/* relaxed: published by [ML8]. */
 	conq__store_relaxed(&old->next, first);
 	/* [ML4] release: pairs with [ML3] (producers' acquire and CAS of
@@ -325,6 +329,8 @@ static size_t la_resize(conq__mpsc_la *q, conq__idx_t p, conq__idx_t c,
 	 * pusable and plimit stored above are visible to whoever claims
 	 * from here on. */
 	conq__store_release(&q->pidx, conq__idx_add(p, 2 * m));
+	/* pidx moved on, the JUMP not stored yet: the consumer waits. */
+	CONQ__TEST_PAUSE();
 	/* [ML8] release: pairs with [ML2] (the consumer's acquire of the
 	 * slot): the new chunk(s), their elements and old->next are visible
 	 * when the consumer meets JUMP. The slot is free: it last held index
@@ -344,6 +350,7 @@ static bool la_claim(conq__mpsc_la *q, conq__idx_t p, void *const *es,
 {
 	conq__mpsc_la_chunk *ch = conq__load_relaxed(&q->pbuf);
 	uint64_t mask = conq__load_relaxed(&q->pmask);
+	CONQ__TEST_PAUSE(); /* as in conq__mpsc_la_try */
 	/* [ML3] CAS acq_rel: the claim, as in conq__mpsc_la_try. */
 	if (!conq__cas_strong_acq_rel(&q->pidx, &p, conq__idx_add(p, 2 * m)))
 		return false;

@@ -203,6 +203,7 @@ bool conq__spsc_la_link(conq__spsc_la *q)
 		 * here, so a non-NULL relaxed look is still non-NULL for
 		 * the exchange. */
 		n = conq__xchg_acquire(&q->spare, (conq__spsc_la_chunk *)NULL);
+		CONQ__TEST_PAUSE(); /* a recycled chunk in hand */
 	}
 	if (n == NULL) {
 		uint64_t ncap, nfinal;
@@ -214,6 +215,8 @@ bool conq__spsc_la_link(conq__spsc_la *q)
 	/* relaxed: published by [SL9] below, which C acquires ([SL2]) before
 	 * it reads next. */
 	conq__store_relaxed(&old->next, n);
+	/* Linked, not yet published: C sees the old chunk full. */
+	CONQ__TEST_PAUSE();
 	/* [SL9] release: pairs with [SL2] (C's acquire of the slot that reads
 	 * the JUMP): the link, and every access of ours to the old chunk,
 	 * happen-before C follows the link and frees or recycles the old
@@ -238,6 +241,7 @@ void conq__spsc_la_retire(conq__spsc_la *q, conq__spsc_la_chunk *ch)
 	 * for reuse. */
 	memset(conq__spsc_la_slots(ch), 0, (size_t)ch->ring * sizeof(void *));
 	conq__store_relaxed(&ch->next, (conq__spsc_la_chunk *)NULL);
+	CONQ__TEST_PAUSE(); /* zeroed, not yet handed back */
 	/* relaxed: only we store non-NULL; P only takes (stores NULL). */
 	if (conq__load_relaxed(&q->spare) == NULL) {
 		/* [SL10] release: pairs with [SL11] (P's acquire exchange):

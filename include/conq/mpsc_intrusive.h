@@ -140,6 +140,7 @@ static inline bool conq_mpsc_intrusive_push_chain(conq_mpsc_intrusive *q,
 	 * (theirs, or the consumer's clear of head.next) is ordered before
 	 * our link [MI2]. */
 	conq_mpsc_intrusive_node *prev = conq__xchg_acq_rel(&q->tail, last);
+	CONQ__TEST_PAUSE(); /* the bubble: exchanged, not linked */
 	/* [MI2] release: publishes the chain (its links and everything we
 	 * wrote before); pairs with [MI3] (the consumer's acquire of a
 	 * link). Our last access to prev. */
@@ -188,6 +189,7 @@ static inline bool conq__mpsc_intrusive_take(conq_mpsc_intrusive *q,
 		conq__store_relaxed(&q->head.next,
 				    (conq_mpsc_intrusive_node *)NULL);
 		conq_mpsc_intrusive_node *expect = node;
+		CONQ__TEST_PAUSE(); /* a push may exchange node meanwhile */
 		/* [MI5] CAS acq_rel: pairs with [MI1]. Release: our clear of
 		 * head.next (and our reads of node) before the next pusher's
 		 * link. Acquire on failure: the exchange that moved tail off

@@ -179,6 +179,7 @@ static inline bool conq_spsc_linked_offer(conq_spsc_linked *q, void *e)
 	struct conq__spsc_linked_node *n = conq__spsc_linked_take(q);
 	if (CONQ__UNLIKELY(n == NULL))
 		return false;
+	CONQ__TEST_PAUSE(); /* a recycled node in hand */
 	n->value = e;
 	conq__spsc_linked_link(q, n, n, 1);
 	return true;
@@ -219,6 +220,7 @@ static inline void *conq_spsc_linked_poll(conq_spsc_linked *q)
 		return NULL;
 	void *e = n->value;
 	q->head = n;
+	CONQ__TEST_PAUSE(); /* the old stub, about to be recycled */
 	conq__spsc_linked_retire(q, h);
 	/* [SN4] release: pairs with [SN5]. */
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 1));

@@ -205,12 +205,17 @@ static inline bool conq__mpsc_la_try(conq__mpsc_la *q, void *const *es,
 			return false;
 		conq__mpsc_la_chunk *ch = conq__load_relaxed(&q->pbuf);
 		uint64_t mask = conq__load_relaxed(&q->pmask);
+		/* A stale pbuf may be retired meanwhile: the CAS fails then. */
+		CONQ__TEST_PAUSE();
 		/* [ML3] CAS acq_rel: the claim; success proves that pidx
 		 * stayed at p since the load above, so no resize published
 		 * another pbuf in between. Weak: a spurious failure goes
 		 * round again. */
 		if (conq__cas_weak_acq_rel(&q->pidx, &p,
 					   conq__idx_add(p, 2 * n))) {
+			/* Claimed: the consumer waits for us, the chunk
+			 * stays. */
+			CONQ__TEST_PAUSE();
 			conq__mpsc_la_put(ch, mask, p, es, n);
 			return true;
 		}

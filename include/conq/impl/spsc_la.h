@@ -299,6 +299,7 @@ static CONQ__NOINLINE void conq__spsc_la_follow(conq__spsc_la *q)
 	/* relaxed: ordered by [SL2], the acquire that read the JUMP, after
 	 * [SL9], which P made after storing next. */
 	conq__spsc_la_chunk *n = conq__load_relaxed(&old->next);
+	CONQ__TEST_PAUSE(); /* between reading the link and retiring */
 	q->cchunk = n;
 	q->cslots = conq__spsc_la_slots(n);
 	q->cring = n->ring;
