@@ -23,7 +23,8 @@
 # Prints each table (medians over the measured iterations; failed offers and
 # polls beside the score, as the seed's tables) with each queue's ratio of
 # medians to its reference, then the targets with the ratio found and
-# PASS/MISS. Writes the CSV files into DIR.
+# PASS/MISS. Writes the CSV files, the logs and conq-bench's plots
+# (DIR/plots-<run>/, rendered when gnuplot is installed) into DIR.
 #
 # usage: scripts/bench-growing.sh [--quick] [-o DIR] [-- EXTRA CONQ-BENCH ARGS]
 #   --quick   -wi 1 -i 3 -r 100ms (a look, not a measurement)
@@ -87,7 +88,8 @@ run() { # name args...
 	shift
 	echo "# conq-bench $*" >&2
 	# shellcheck disable=SC2086  # ITER is a list of words
-	if ! "$BENCH" $ITER "$@" -rf csv -rff "$DIR/$name.csv" >"$DIR/$name.log" 2>&1; then
+	if ! "$BENCH" $ITER "$@" -rf csv -rff "$DIR/$name.csv" \
+		--plot "$DIR/plots-$name" >"$DIR/$name.log" 2>&1; then
 		tail -n 20 "$DIR/$name.log" >&2
 		echo "bench-growing.sh: conq-bench failed ($name; log in $DIR/$name.log)" >&2
 		exit 1

@@ -2,7 +2,9 @@
 #include "queues.h"
 
 #include <errno.h>
+#include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -531,4 +533,30 @@ int tq_run_cases(int argc, char **argv, const struct tq_case *cases,
 		}
 	}
 	return check_report();
+}
+
+static bool tq_parse_scale(const char *v, double *scale)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || !(x > 0.0)) {
+		fprintf(stderr, "bad scale '%s' (want a number > 0)\n", v);
+		return false;
+	}
+	*scale = x;
+	return true;
+}
+
+bool tq_read_scale(int argc, char **argv, double *scale)
+{
+	*scale = 1.0;
+	const char *env = getenv("CONQ_TEST_SCALE");
+	if (env != NULL && *env != '\0' && !tq_parse_scale(env, scale))
+		return false;
+	for (int a = 1; a < argc; a++)
+		if (strncmp(argv[a], "--scale=", 8) == 0 &&
+		    !tq_parse_scale(argv[a] + 8, scale))
+			return false;
+	return true;
 }

@@ -183,6 +183,11 @@ static inline uint64_t tq_val(const void *e)
 	return (uint64_t)(uintptr_t)e;
 }
 
+/* The element-count scale of the long tests: CONQ_TEST_SCALE from the
+ * environment, then a --scale=X argument (X > 0). Returns false (after a
+ * message) on a bad value; *scale stays 1.0 when neither is given. */
+bool tq_read_scale(int argc, char **argv, double *scale);
+
 /* Spin-wait step for a thread waiting on another: a pause hint, and a
  * sched_yield() every few spins (the machine may have fewer cores than
  * threads). *spins counts the calls. */

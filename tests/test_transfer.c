@@ -619,28 +619,10 @@ static const struct tq_case variants[] = {
     {"mt1", v_mt1},	{"mt2", v_mt2},	    {"mt4", v_mt4},
 };
 
-static bool parse_scale(const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v > 0.0)) {
-		fprintf(stderr, "bad scale '%s' (want a number > 0)\n", s);
-		return false;
-	}
-	g_scale = v;
-	return true;
-}
-
 int main(int argc, char **argv)
 {
-	const char *env = getenv("CONQ_TEST_SCALE");
-	if (env != NULL && *env != '\0' && !parse_scale(env))
+	if (!tq_read_scale(argc, argv, &g_scale))
 		return 2;
-	for (int a = 1; a < argc; a++)
-		if (strncmp(argv[a], "--scale=", 8) == 0 &&
-		    !parse_scale(argv[a] + 8))
-			return 2;
 	if (g_scale != 1.0)
 		printf("scale %g\n", g_scale);
 	return tq_run_cases(argc, argv, variants,
