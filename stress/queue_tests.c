@@ -1328,6 +1328,135 @@ static const struct qlabel labels[] = {
      "the count, +1 before READY and -1 after EMPTY, equals the READY "
      "entries at quiescence; take and peek skip the table at 0",
      ABANDON(2, 1, 2, OP_PEEK)},
+    /* The queues that grow (issue 11). At these capacities the tests'
+     * tq_chunk gives chunks of 2 slots: every few elements cross a chunk
+     * (a JUMP, a link, a retired or recycled chunk). */
+    {"SL1", "spsc_unbounded",
+     "a segment's slots relaxed, its first released last (offer_bulk), "
+     "across chunk links",
+     PUB(1, 1, OP_BULK, OP_POLL, 8, 3)},
+    {"SL2", "spsc_unbounded",
+     "poll_burst's acquire of each slot, a JUMP among them <- SL1 / SL9",
+     PUB(1, 1, OP_OFFER, OP_POLL_BURST, 8, 3)},
+    {"SL3", "spsc_chunked",
+     "the queue limit's acquire of cidx <- SL4: reads before the take "
+     "happen-before the reuse",
+     REC(1, OP_OFFER, OP_POLL)},
+    {"SL4", "spsc_chunked",
+     "the consumer's release of cidx in drain -> the producer's queue limit",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"SL5", "spsc_unbounded",
+     "the release of pidx -> is_empty(): not empty means the next poll "
+     "succeeds, in whichever chunk",
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
+    {"SL6", "spsc_chunked",
+     "size()'s acquires <- SL4: room seen through size() makes reuse safe",
+     REC(1, OP_SIZE, OP_POLL)},
+    {"SL7", "spsc_growable",
+     "the final chunk's batched release clears -> the producer's slot "
+     "look (SL8), conq_spsc_array's protocol in growable's last chunk",
+     REC(1, OP_OFFER, OP_POLL_BURST)},
+    {"SL8", "spsc_growable",
+     "the producer's acquire look at a slot <- SL7, in drain",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"SL9", "spsc_unbounded",
+     "the JUMP's release -> the consumer's acquire: the link, and every "
+     "producer access to the old chunk, before it is retired",
+     PUB(1, 1, OP_OFFER, OP_POLL, 8, 3)},
+    {"SL10", "spsc_chunked",
+     "the consumer's release of the zeroed spare -> the producer's "
+     "exchange (SL11): its reads of the chunk before the reuse",
+     PUB(1, 1, OP_OFFER, OP_DRAIN, 8, 3)},
+    {"SL11", "spsc_unbounded",
+     "the producer's acquire exchange of the spare <- SL10, under fill",
+     PUB(1, 1, OP_FILL, OP_POLL, 8, 3)},
+    {"ML1", "mpsc_unbounded",
+     "each producer's batch published by the release of its first slot, "
+     "in the resizer's new chunk too",
+     PUB(2, 1, OP_BULK, OP_POLL, 8, 2)},
+    {"ML2", "mpsc_unbounded",
+     "the consumer's acquire of each slot in drain, a JUMP among them <- "
+     "ML1 / ML8",
+     PUB(2, 1, OP_OFFER, OP_DRAIN, 8, 2)},
+    {"ML3", "mpsc_chunked",
+     "the claim CAS on pidx: offer fails only if full (two producers race "
+     "for the one freed slot across a resize)",
+     OFFPOLL(2, 1, 1, -1)},
+    {"ML4", "mpsc_unbounded",
+     "the resizer's release of pidx -> the next claims: pbuf / pmask / the "
+     "limit are the new chunk's",
+     PUB(2, 1, OP_OFFER, OP_POLL, 8, 2)},
+    {"ML5", "mpsc_chunked",
+     "the limit stored by one producer, used by another: both see the "
+     "consumer's reads before the reuse",
+     REC(2, OP_OFFER, OP_POLL)},
+    {"ML6", "mpsc_chunked",
+     "the consumer's release of cidx after reading and clearing (drain) "
+     "-> the producers' refresh (ML7)",
+     REC(1, OP_OFFER, OP_DRAIN)},
+    {"ML7", "mpsc_growable",
+     "the producer's acquire of cidx in refresh <- ML6, in poll_burst",
+     REC(1, OP_OFFER, OP_POLL_BURST)},
+    {"ML8", "mpsc_growable",
+     "the JUMP's release, the resizer's last access to the old chunk -> "
+     "the consumer's acquire (two producers, doubling chunks)",
+     PUB(2, 1, OP_OFFER, OP_POLL, 8, 2)},
+    {"ML9", "mpsc_unbounded",
+     "poll's acquire of pidx on a NULL head slot: a claim or a resize in "
+     "progress is waited for, not reported empty",
+     NONEMPTY(2, 8, OP_IS_EMPTY)},
+    {"ML10", "mpsc_chunked",
+     "size()'s acquires of cidx and pidx: a non-zero size means the next "
+     "poll succeeds",
+     NONEMPTY(1, 8, OP_SIZE)},
+    {"ML11", "mpsc_unbounded",
+     "the spare's exchange: the consumer's reset of a retired chunk before "
+     "the resizer writes into it",
+     PUB(1, 1, OP_OFFER, OP_POLL_BURST, 8, 3)},
+    {"MI1", "mpsc_intrusive",
+     "the tail exchange: the NULL store of last->next before the next "
+     "producer's link into it",
+     PUB(2, 1, OP_OFFER, OP_POLL, 8, 2)},
+    {"MI2", "mpsc_intrusive",
+     "the link's release publishes a chain (offer_bulk) -> the consumer's "
+     "acquire in drain",
+     PUB(2, 1, OP_BULK, OP_DRAIN, 8, 2)},
+    {"MI3", "mpsc_intrusive",
+     "the consumer's acquire of each link in pop_burst <- MI2",
+     PUB(1, 1, OP_OFFER, OP_POLL_BURST, 8, 3)},
+    {"MI4", "mpsc_intrusive",
+     "pop's acquire of tail: a producer between its exchange and its link "
+     "is waited for, not reported empty",
+     NONEMPTY(2, 8, OP_IS_EMPTY)},
+    {"MI5", "mpsc_intrusive",
+     "the last-node CAS of tail back to the head: the head's clear before "
+     "the next pusher's link (one element each, the queue often empty)",
+     PUB(2, 1, OP_OFFER, OP_POLL, 8, 1)},
+    {"MN1", "mpsc_linked",
+     "the node cache's release of a popped node -> a producer's take "
+     "(MN2): the consumer's reads of the node before its reuse",
+     PUB(2, 1, OP_OFFER, OP_POLL, 8, 2)},
+    {"MN2", "mpsc_linked",
+     "a producer's acquire of a cached node <- MN1, under drain",
+     PUB(2, 1, OP_OFFER, OP_DRAIN, 8, 2)},
+    {"SN1", "spsc_linked",
+     "the link's release publishes the node and its value -> SN2",
+     PUB(1, 1, OP_OFFER, OP_POLL, 8, 3)},
+    {"SN2", "spsc_linked",
+     "the consumer's acquire of head->next in poll_burst <- SN1 (chains "
+     "from offer_bulk)",
+     PUB(1, 1, OP_BULK, OP_POLL_BURST, 8, 3)},
+    {"SN3", "spsc_linked",
+     "the release of pidx -> is_empty(): not empty means the next poll "
+     "succeeds",
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
+    {"SN4", "spsc_linked",
+     "the consumer's release of cidx -> size() from a third thread: "
+     "within [0, elements ever in], exact at quiescence",
+     QP(QS_SIZE, 1, 1, 2, 2, .prefill = 1)},
+    {"SN5", "spsc_linked",
+     "size()'s acquires: a non-zero size means the next poll succeeds",
+     NONEMPTY(1, 8, OP_SIZE)},
 };
 
 static const struct tq_desc *family(const char *name)
