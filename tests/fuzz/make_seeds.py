@@ -17,7 +17,12 @@ import sys
  OFFER_BULK, OFFER_BURST, POLL_BURST, DRAIN, FILL, SIZE, IS_EMPTY, CAPACITY,
  FAIL_FAST_OFFER, OFFER_BELOW_THRESH, OFFER_MANY, POLL_MANY) = range(19)
 
-FAMILIES = 4  # spsc, mpsc, spmc, mpmc (tq_queues order)
+# tq_queues order: the arrays (spsc, mpsc, spmc, mpmc), then the growing
+# families (spsc_chunked, spsc_growable, spsc_unbounded, spsc_linked,
+# mpsc_linked, mpsc_chunked, mpsc_growable, mpsc_unbounded) and the
+# hand-written mpsc_intrusive row.
+FAMILIES = 13
+GROWING = range(4, 13)
 CAPS = [0, 2, 4, 31, 63, 69, 210 + 5, 210 + 7]  # cap 1, 3, 5, 32, 64, 70, 32, 128
 SETUPS = [
     [0],            # start 0, create()
@@ -26,6 +31,14 @@ SETUPS = [
     [5, 0],         # start 2^64 - 1, own memory + init_at
     [2, 1],         # start 2^63 - 2
     [3] + [0xfc, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],  # raw start
+]
+
+# Allocation faults (setup bit 3, growing families only): the 8 bytes of the
+# fault mask; allocation n fails when bit n % 64 is set.
+FAULTS = [
+    [8, 0x02, 0, 0, 0, 0, 0, 0, 0],             # the first after create
+    [8, 0x55, 0x55, 0x55, 0x55, 0, 0, 0, 0],    # every other, early on
+    [8, 0, 0, 0x80, 0, 0, 0, 0, 0x80],          # two, later
 ]
 
 SCRIPTS = [
@@ -60,6 +73,15 @@ def main():
                 cap = CAPS[(i + 3 * j + fam) % len(CAPS)]
                 setup = SETUPS[(i + j + 2 * fam) % len(SETUPS)]
                 data = bytes([fam, cap] + setup + script)
+                name = hashlib.sha1(data).hexdigest()
+                with open(os.path.join(out, name), "wb") as f:
+                    f.write(data)
+                n += 1
+            if fam in GROWING:
+                # the same script under allocation faults
+                fault = FAULTS[(i + fam) % len(FAULTS)]
+                cap = CAPS[(i + fam) % len(CAPS)]
+                data = bytes([fam, cap] + fault + script)
                 name = hashlib.sha1(data).hexdigest()
                 with open(os.path.join(out, name), "wb") as f:
                     f.write(data)
