@@ -26,9 +26,10 @@
 # PASS/MISS. Writes the CSV files, the logs and conq-bench's plots
 # (DIR/plots-<run>/, rendered when gnuplot is installed) into DIR.
 #
-# usage: scripts/bench-growing.sh [--quick] [-o DIR] [-- EXTRA CONQ-BENCH ARGS]
+# usage: scripts/bench-growing.sh [--quick] [-o DIR] [--report] [-- EXTRA CONQ-BENCH ARGS]
 #   --quick   -wi 1 -i 3 -r 100ms (a look, not a measurement)
 #   -o DIR    where the CSV files go (default: a new temporary directory)
+#   --report  run nothing: print the tables from the CSV files in DIR
 #
 # Environment: CONQ_BENCH (default build/bench/conq-bench).
 # Exit status: 0 (also when a target is missed: the figures are the output);
@@ -38,6 +39,7 @@ set -eu
 BENCH=${CONQ_BENCH:-build/bench/conq-bench}
 ITER="-wi 2 -w 200ms -i 8 -r 200ms"
 DIR=""
+REPORT=0
 usage() {
 	if [ "${1:-2}" -eq 0 ]; then exec 3>&1; else exec 3>&2; fi
 	sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&3
@@ -46,6 +48,7 @@ usage() {
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) ITER="-wi 1 -w 100ms -i 3 -r 100ms" ;;
+	--report) REPORT=1 ;;
 	-o) [ $# -ge 2 ] || usage; DIR=$2; shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
@@ -53,7 +56,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -x "$BENCH" ] || { echo "bench-growing.sh: no $BENCH (run make first)" >&2; exit 1; }
+if [ "$REPORT" = 1 ] && [ -z "$DIR" ]; then
+	echo "bench-growing.sh: --report needs -o DIR" >&2
+	exit 2
+fi
+[ "$REPORT" = 1 ] || [ -x "$BENCH" ] || { echo "bench-growing.sh: no $BENCH (run make first)" >&2; exit 1; }
 if [ -z "$DIR" ]; then
 	DIR=$(mktemp -d "${TMPDIR:-/tmp}/conq-growing.XXXXXX")
 fi
@@ -80,6 +87,7 @@ have() {
 	done
 	echo "$out"
 }
+if [ "$REPORT" = 0 ]; then
 SPSC_Q=$(have $SPSC $PEERS)
 MPSC_Q=$(have $MPSC)
 
@@ -100,6 +108,7 @@ lscpu 2>/dev/null | sed -n 's/^Model name: *//p' >"$DIR/env.txt" || true
 run throughput -tg 1,1 -p qCapacity=131072 -p "qType=$SPSC_Q" "$@" '^QueueThroughputBackoffNone\.'
 run burst -p qCapacity=131072 -p burstSize=1,10,100 -p "qType=$SPSC_Q" "$@" '^QueueBurstCost\.'
 run mpsc -tg 1,1 -tg 2,1 -p qCapacity=131072 -p "qType=$MPSC_Q" "$@" '^QueueThroughputBackoffNone\.'
+fi
 
 echo "# CPU (lscpu): $(cat "$DIR/env.txt"); CSV files in $DIR"
 sed -n 1p "$DIR/throughput.log"
@@ -141,7 +150,7 @@ END {
 	for (i = 1; i <= nq; i++) {
 		q = order[i]; name = q; cnk = ""
 		if (match(q, /\.[0-9]+K?$/)) { cnk = substr(q, RSTART + 1); name = substr(q, 1, RSTART - 1) }
-		printf "| %s | %s | %.1f | %.1f | %.2f | %.2f | %.2fx |\n", name, cnk, pm[q], om[q], of[q], pf[q], ref > 0 ? pm[q] / ref : 0
+		printf "| %s | %s | %.1f | %.1f | %.2f | %.2f | %.2fx |\n", name, cnk, pm[q], om[q], of[q], pf[q], (ref > 0 ? pm[q] / ref : 0)
 	}
 }' "$DIR/throughput.csv" | tee "$DIR/throughput.md"
 
@@ -161,7 +170,7 @@ END {
 	for (i = 1; i <= nq; i++) {
 		q = order[i]; name = q; cnk = ""
 		if (match(q, /\.[0-9]+K?$/)) { cnk = substr(q, RSTART + 1); name = substr(q, 1, RSTART - 1) }
-		printf "| %s | %s | %.1f | %.1f | %.1f | %.2fx |\n", name, cnk, v[q, 1], v[q, 10], v[q, 100], ref > 0 ? v[q, 100] / ref : 0
+		printf "| %s | %s | %.1f | %.1f | %.1f | %.2fx |\n", name, cnk, v[q, 1], v[q, 10], v[q, 100], (ref > 0 ? v[q, 100] / ref : 0)
 	}
 }' "$DIR/burst.csv" | tee "$DIR/burst.md"
 
@@ -180,7 +189,7 @@ END {
 	r1 = v["conq:mpsc_array", "1,1"]; r2 = v["conq:mpsc_array", "2,1"]
 	for (i = 1; i <= nq; i++) {
 		q = order[i]
-		printf "| %s | %.1f | %.2fx | %.1f | %.2fx |\n", q, v[q, "1,1"], r1 > 0 ? v[q, "1,1"] / r1 : 0, v[q, "2,1"], r2 > 0 ? v[q, "2,1"] / r2 : 0
+		printf "| %s | %.1f | %.2fx | %.1f | %.2fx |\n", q, v[q, "1,1"], (r1 > 0 ? v[q, "1,1"] / r1 : 0), v[q, "2,1"], (r2 > 0 ? v[q, "2,1"] / r2 : 0)
 	}
 }' "$DIR/mpsc.csv" | tee "$DIR/mpsc.md"
 
@@ -194,7 +203,7 @@ FILENAME ~ /mpsc/ && $0 ~ /"QueueThroughputBackoffNone.tpt"/ { m[f[col["Param: q
 function ratio(a, b) { return b > 0 ? a / b : 0 }
 function target(what, r, lo, hi,   ok) {
 	ok = (lo == "" || r >= lo) && (hi == "" || r <= hi)
-	printf "%-4s %-62s %.2f (%s%s)\n", ok ? "PASS" : "MISS", what, r, lo != "" ? ">= " lo : "", hi != "" ? "<= " hi : ""
+	printf "%-4s %-62s %.2f (%s%s)\n", (ok ? "PASS" : "MISS"), what, r, (lo != "" ? ">= " lo : ""), (hi != "" ? "<= " hi : "")
 }
 END {
 	a = t["conq:spsc_array"]; rwq = t["moodycamel:readerwriterqueue_unbounded"]
