@@ -8,14 +8,48 @@
 
 typedef struct conq__spsc_linked_node node;
 
+/* A slab: the live count on its own line (the consumer's), then the nodes
+ * (the producer writes them, the consumer reads them). */
+struct conq__spsc_linked_slab {
+	/* Nodes not dropped yet, of the CONQ__SPSC_LINKED_SLAB: set by P
+	 * before it hands out the first node (published with that node's
+	 * link, [SN1]); from then on C's alone (conq__spsc_linked_free, and
+	 * destroy). Plain. */
+	uint64_t live;
+	char pad[CONQ_CACHE_LINE - sizeof(uint64_t)];
+	node nodes[CONQ__SPSC_LINKED_SLAB];
+};
+
+static void slab_free(conq_spsc_linked *q, struct conq__spsc_linked_slab *s)
+{
+	conq__free_with(q->a, s, sizeof *s);
+}
+
 struct conq__spsc_linked_node *conq__spsc_linked_alloc(conq_spsc_linked *q)
 {
-	return (node *)conq__alloc_node(q->a, sizeof(node));
+	/* A used-up slab (pnext == CONQ__SPSC_LINKED_SLAB) is not touched:
+	 * C frees it with its last node. */
+	struct conq__spsc_linked_slab *s = q->pslab;
+	if (s == NULL || q->pnext == CONQ__SPSC_LINKED_SLAB) {
+		s = (struct conq__spsc_linked_slab *)conq__alloc_with(
+		    q->a, sizeof *s, CONQ_CACHE_LINE);
+		if (s == NULL)
+			return NULL; /* errno = ENOMEM; the old slab stays */
+		/* The old slab is used up: it lives on in its nodes. */
+		s->live = CONQ__SPSC_LINKED_SLAB;
+		q->pslab = s;
+		q->pnext = 0;
+	}
+	node *n = &s->nodes[q->pnext++];
+	n->slab = s;
+	return n;
 }
 
 void conq__spsc_linked_free(conq_spsc_linked *q, node *n)
 {
-	conq__free_node(q->a, n, sizeof(node));
+	struct conq__spsc_linked_slab *s = n->slab;
+	if (--s->live == 0)
+		slab_free(q, s);
 }
 
 static void free_list(conq_spsc_linked *q, node *n)
@@ -64,6 +98,16 @@ void conq_spsc_linked_destroy(conq_spsc_linked *q)
 {
 	if (q == NULL)
 		return;
+	/* The current slab's nodes not handed out yet are dropped first: the
+	 * slab is then freed with its last node, below (or now, if every node
+	 * it handed out is gone already). */
+	/* (A used-up slab may be freed already: not touched.) */
+	struct conq__spsc_linked_slab *s = q->pslab;
+	if (s != NULL && q->pnext < CONQ__SPSC_LINKED_SLAB) {
+		s->live -= CONQ__SPSC_LINKED_SLAB - q->pnext;
+		if (s->live == 0)
+			slab_free(q, s);
+	}
 	free_list(q, q->head); /* the stub and every queued node */
 	free_list(q, q->spare);
 	void *n;

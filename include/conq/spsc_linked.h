@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * conq/spsc_linked.h - unbounded single-producer single-consumer linked
- * queue, one 16-byte node {next, value} per element, with a node cache.
+ * queue, one 24-byte node {next, value, slab} per element, with a node
+ * cache and slab allocation.
  *
  * The Vyukov/FastFlow unbounded SPSC list: the consumer keeps a stub node
  * `head` whose successor is the oldest element; the producer keeps `tail`,
@@ -12,11 +13,14 @@
  * Node cache: retired nodes go into an embedded bounded conq_spsc_array of
  * node pointers (capacity CONQ__SPSC_LINKED_CACHE) in which the consumer is
  * the producer and the producer the consumer; offer takes its node from
- * there. malloc (or the caller's allocator) is called only when the cache
- * is empty, free only when it is full. Each node comes from its own
- * allocation: with the library's allocator (aligned to CONQ_PAD) no two
- * nodes share a cache line, so the producer writing a fresh node never
- * bounces the line the consumer is reading.
+ * there. When the cache is empty the producer takes the next node of its
+ * slab, a block of CONQ__SPSC_LINKED_SLAB nodes it allocates at once (so
+ * malloc, or the caller's allocator, runs once per that many nodes, and
+ * fresh nodes are consecutive in memory, which the consumer's reads
+ * stream through). A node the cache has no room for is dropped: its slab's
+ * count of live nodes (the consumer's alone, after the producer's
+ * initial store, published by the link of the slab's first node) goes
+ * down, and the slab is freed when it reaches 0.
  *
  * Counters: the producer index pidx (elements offered) and the consumer
  * index cidx (elements polled) sit on their own padded blocks and are
@@ -60,9 +64,11 @@
  * the producer's rewrites. size/is_empty read the two counters only.
  *
  * Bounded memory: a drained queue keeps its stub, the nodes in the cache
- * (at most CONQ__SPSC_LINKED_CACHE) and the producer's spares (nodes a
- * batch took but could not use: at most the largest failed offer_bulk or
- * one for fill).
+ * (at most CONQ__SPSC_LINKED_CACHE), the producer's spares (nodes a batch
+ * took but could not use: at most the largest failed offer_bulk or one for
+ * fill) and the slabs these nodes live in (a node pins its slab; the
+ * cache's nodes, retired in FIFO order, come from few, recent slabs), plus
+ * the producer's current slab.
  */
 #ifndef CONQ_SPSC_LINKED_H
 #define CONQ_SPSC_LINKED_H
@@ -78,12 +84,17 @@ extern "C" {
 
 /* Nodes in the node cache. */
 #define CONQ__SPSC_LINKED_CACHE 1024
+/* Nodes per slab (one allocation). */
+#define CONQ__SPSC_LINKED_SLAB 128
 
 typedef struct conq_spsc_linked conq_spsc_linked;
+
+struct conq__spsc_linked_slab;
 
 struct conq__spsc_linked_node {
 	struct conq__spsc_linked_node *next;
 	void *value;
+	struct conq__spsc_linked_slab *slab; /* the block it lives in */
 };
 
 struct conq_spsc_linked {
@@ -97,7 +108,10 @@ struct conq_spsc_linked {
 	conq__idx_t pidx;		      /* elements offered; size() */
 	struct conq__spsc_linked_node *tail;  /* the last node */
 	struct conq__spsc_linked_node *spare; /* P's unused nodes, a list */
-	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + 2 * sizeof(void *));
+	struct conq__spsc_linked_slab *pslab; /* P's slab being handed out */
+	uint64_t pnext;			      /* its next node to hand out */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + 3 * sizeof(void *) +
+				      sizeof(uint64_t));
 
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx;		     /* elements polled; size() */
@@ -119,9 +133,11 @@ conq_spsc_linked *conq_spsc_linked_create(void);
  * is a no-op. Once no thread uses the queue. */
 void conq_spsc_linked_destroy(conq_spsc_linked *q);
 
-/* P, cold: a node from the allocator; NULL with errno = ENOMEM. */
+/* P, cold: the next node of P's slab (a new slab when it is used up);
+ * NULL with errno = ENOMEM. */
 struct conq__spsc_linked_node *conq__spsc_linked_alloc(conq_spsc_linked *q);
-/* C, cold: give a node the cache has no room for back to the allocator. */
+/* C, cold: drop a node the cache has no room for: its slab's live count
+ * goes down, and the slab goes back to the allocator at 0. */
 void conq__spsc_linked_free(conq_spsc_linked *q,
 			    struct conq__spsc_linked_node *n);
 
