@@ -37,7 +37,7 @@ static const preset presets[] = {
 	 CB_ALL_CONTRACTS, TPT_ONLY,
 	 "the default, `make bench`: every queue at -tg 1,1 (one thread per "
 	 "CPU on 2 CPUs), interleaved in one fork; each conq queue against the "
-	 "best peer of its contract (about a minute)"},
+	 "best peer of its contract (about 80 s)"},
 	{"smoke", 1, 1, 2, 10 * PRESET_MS, 20 * PRESET_MS, 1, "1,1 2,1 1,2 2,2",
 	 1024, CB_ALL_CONTRACTS, NULL,
 	 "CI: every benchmark, every queue at every shape it allows, --check, "
