@@ -66,9 +66,11 @@
  * Bounded memory: a drained queue keeps its stub, the nodes in the cache
  * (at most CONQ__SPSC_LINKED_CACHE), the producer's spares (nodes a batch
  * took but could not use: at most the largest failed offer_bulk or one for
- * fill) and the slabs these nodes live in (a node pins its slab; the
- * cache's nodes, retired in FIFO order, come from few, recent slabs), plus
- * the producer's current slab.
+ * fill) and the slabs these nodes live in (a node pins its slab: at most
+ * CONQ__SPSC_LINKED_CACHE slabs of CONQ__SPSC_LINKED_SLAB nodes, about
+ * 200 KiB, when each cached node is from another slab, as after many small
+ * bursts, each leaving its last stub in the cache), plus the producer's
+ * current slab.
  */
 #ifndef CONQ_SPSC_LINKED_H
 #define CONQ_SPSC_LINKED_H
@@ -83,9 +85,9 @@ extern "C" {
 #endif
 
 /* Nodes in the node cache. */
-#define CONQ__SPSC_LINKED_CACHE 1024
+#define CONQ__SPSC_LINKED_CACHE 256
 /* Nodes per slab (one allocation). */
-#define CONQ__SPSC_LINKED_SLAB 128
+#define CONQ__SPSC_LINKED_SLAB 32
 
 typedef struct conq_spsc_linked conq_spsc_linked;
 

@@ -1039,7 +1039,14 @@ static bool run_one(const struct cfg *c, uint64_t *verified_out)
 	r->one = c->nc == 1;
 	/* In flight at most: capacity + a batch per consumer + the
 	 * producer's own batch; R is above that. */
-	uint64_t in_flight = (d->bounded ? r->cap : (uint64_t)1 << 16) +
+	/* An unbounded family: held to 2^16 in flight per producer by the
+	 * payload ring (make() waits for its slot); in a narrow index build
+	 * to 2^(CONQ_INDEX_BITS - 8), so that up to 8 producers stay below
+	 * its element bound (2^(CONQ_INDEX_BITS - 3) for mpsc_unbounded,
+	 * its header). */
+	uint64_t unb = (uint64_t)1 << (TT_INDEX_BITS < 64 ? TT_INDEX_BITS - 8
+							  : 16);
+	uint64_t in_flight = (d->bounded ? r->cap : unb) +
 			     (uint64_t)BATCH * (c->nc + 2);
 	r->R = tq_pow2(in_flight + 64);
 	r->rmask = r->R - 1;
