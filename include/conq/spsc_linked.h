@@ -85,9 +85,9 @@ extern "C" {
 #endif
 
 /* Nodes in the node cache. */
-#define CONQ__SPSC_LINKED_CACHE 256
+#define CONQ__SPSC_LINKED_CACHE 64
 /* Nodes per slab (one allocation). */
-#define CONQ__SPSC_LINKED_SLAB 32
+#define CONQ__SPSC_LINKED_SLAB 128
 
 typedef struct conq_spsc_linked conq_spsc_linked;
 
