@@ -108,7 +108,7 @@ void conq_spsc_linked_destroy(conq_spsc_linked *q)
 		if (s->live == 0)
 			slab_free(q, s);
 	}
-	free_list(q, q->head); /* the stub and every queued node */
+	free_list(q, q->head); /* the dummy node and every queued node */
 	free_list(q, q->spare);
 	void *n;
 	while ((n = conq_spsc_array_poll(q->cache)) != NULL)

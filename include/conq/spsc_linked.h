@@ -4,11 +4,11 @@
  * queue, one 24-byte node {next, value, slab} per element, with a node
  * cache and slab allocation.
  *
- * The Vyukov/FastFlow unbounded SPSC list: the consumer keeps a stub node
+ * The Vyukov/FastFlow unbounded SPSC list: the consumer keeps a dummy node
  * `head` whose successor is the oldest element; the producer keeps `tail`,
  * the last node. offer links a node after tail (release); poll reads
- * head->next (acquire), takes its value, and the old stub is retired: that
- * node becomes the new stub's predecessor no thread will read again.
+ * head->next (acquire), takes its value, and the old dummy node is retired: that
+ * node becomes the new dummy node's predecessor no thread will read again.
  *
  * Node cache: retired nodes go into an embedded bounded conq_spsc_array of
  * node pointers (capacity CONQ__SPSC_LINKED_CACHE) in which the consumer is
@@ -56,20 +56,20 @@
  *
  * Memory safety: the producer touches only tail (its last node) and nodes it
  * took from the cache or the allocator; the consumer touches only head and
- * head->next. A node leaves the consumer (retired) only once it is the stub
+ * head->next. A node leaves the consumer (retired) only once it is the dummy node
  * and its successor is linked: the producer's last access to it was that
  * link, which the consumer has acquired ([SN2]), and tail has moved past it.
  * The cache hands it to the producer with a release/acquire pair
  * (conq_spsc_array's [S1]/[S2]), so the consumer's reads of it happen-before
  * the producer's rewrites. size/is_empty read the two counters only.
  *
- * Bounded memory: a drained queue keeps its stub, the nodes in the cache
+ * Bounded memory: a drained queue keeps its dummy node, the nodes in the cache
  * (at most CONQ__SPSC_LINKED_CACHE), the producer's spares (nodes a batch
  * took but could not use: at most the largest failed offer_bulk or one for
  * fill) and the slabs these nodes live in (a node pins its slab: at most
  * CONQ__SPSC_LINKED_CACHE slabs of CONQ__SPSC_LINKED_SLAB nodes, about
  * 200 KiB, when each cached node is from another slab, as after many small
- * bursts, each leaving its last stub in the cache), plus the producer's
+ * bursts, each leaving its last dummy node in the cache), plus the producer's
  * current slab.
  */
 #ifndef CONQ_SPSC_LINKED_H
@@ -117,7 +117,7 @@ struct conq_spsc_linked {
 
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx;		     /* elements polled; size() */
-	struct conq__spsc_linked_node *head; /* the stub */
+	struct conq__spsc_linked_node *head; /* the dummy node */
 	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + sizeof(void *));
 };
 
@@ -126,7 +126,7 @@ CONQ__STATIC_ASSERT(offsetof(conq_spsc_linked, pidx) % CONQ_PAD == 0,
 CONQ__STATIC_ASSERT(offsetof(conq_spsc_linked, cidx) % CONQ_PAD == 0,
 		    "consumer fields start a padded block");
 
-/* Allocate a queue (and its stub node and cache). `a` NULL: the library's
+/* Allocate a queue (and its dummy node and cache). `a` NULL: the library's
  * allocator. NULL with errno = ENOMEM. A. */
 conq_spsc_linked *conq_spsc_linked_create_with(const conq_allocator *a);
 conq_spsc_linked *conq_spsc_linked_create(void);
@@ -218,7 +218,7 @@ conq__spsc_linked_first(const conq_spsc_linked *q)
 	return conq__load_acquire(&q->head->next);
 }
 
-/* C: the old stub goes to the cache, or to the allocator if it is full. */
+/* C: the old dummy node goes to the cache, or to the allocator if it is full. */
 static inline void conq__spsc_linked_retire(conq_spsc_linked *q,
 					    struct conq__spsc_linked_node *h)
 {
@@ -238,7 +238,7 @@ static inline void *conq_spsc_linked_poll(conq_spsc_linked *q)
 		return NULL;
 	void *e = n->value;
 	q->head = n;
-	CONQ__TEST_PAUSE(); /* the old stub, about to be recycled */
+	CONQ__TEST_PAUSE(); /* the old dummy node, about to be recycled */
 	conq__spsc_linked_retire(q, h);
 	/* [SN4] release: pairs with [SN5]. */
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 1));
