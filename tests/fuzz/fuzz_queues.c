@@ -193,8 +193,10 @@ static void fz_fail(const struct fz *f, const char *fmt, ...)
 		"%zu)\n  ",
 		fz_input_name ? " in " : "", fz_input_name ? fz_input_name : "",
 		f->d->name, f->req_cap, f->ref.cap, f->start,
-		(f->setup & 4) ? "own" : "create()", f->op_index,
-		f->op >= 0 ? fz_op_names[f->op] : "(setup)",
+		(f->setup & 4) ? "own"
+		: f->faults    ? "create_with() faulty"
+			       : "create()",
+		f->op_index, f->op >= 0 ? fz_op_names[f->op] : "(setup)",
 		ref_count(&f->ref));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -355,9 +357,13 @@ static void op_bulk(struct fz *f, struct input *in, bool burst)
 			 : f->d->offer_bulk(f->q, es, n);
 	uint64_t room = ref_room(&f->ref);
 	size_t want;
-	if (f->alloc_fails != g_fails_before && null_at >= n) {
-		/* A failed allocation: bulk takes none, burst a prefix. */
+	if (f->alloc_fails != g_fails_before) {
+		/* A failed allocation: bulk takes none, burst a prefix (of
+		 * the elements before a NULL). A burst that stops short of
+		 * what fits says ENOMEM, even past a NULL it saw. */
 		size_t fit = (size_t)min_u64(n, room);
+		if (burst && null_at < fit)
+			fit = null_at;
 		FZ_EXPECT(f, burst ? k <= fit : (k == 0 || k == n),
 			  "%s(n=%zu) = %zu after a failed allocation (room "
 			  "%" PRIu64 ")",
