@@ -14,8 +14,15 @@ configure:
 test: all
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The headline benchmark: SPSC throughput against the peers, same run.
-bench: all
+# The headline benchmark: every queue against the peers, same run. First the
+# peer libraries: installed when missing if that needs no password (apt-get,
+# as root; CONQ_NO_PEER_INSTALL=1 skips it), else named with the command
+# that installs them. Then CMake looks again for those it had not found
+# (a configured build keeps what it found; it retries what it did not).
+bench:
+	@bash scripts/install-peers.sh --auto
+	@if test -f $(BUILD)/CMakeCache.txt; then cmake -S . -B $(BUILD) >/dev/null; fi
+	@$(MAKE) --no-print-directory all
 	$(BUILD)/bench/conq-bench $(BENCH_ARGS)
 
 # conq-stress, the quick profile: every litmus, atomicity and queue test,

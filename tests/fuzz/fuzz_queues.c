@@ -455,9 +455,11 @@ static void op_fill(struct fz *f, struct input *in)
 		want_calls = (size_t)asked;
 	f->calls = 0;
 	size_t k = f->d->fill(f->q, fz_supply, f, limit);
-	if (f->alloc_fails != g_fails_before && k < want) {
-		/* Stopped by a failed allocation: every element the supplier
-		 * handed out was enqueued (fz_supply pushed it). */
+	if (f->alloc_fails != g_fails_before &&
+	    (k < want || f->calls < want_calls)) {
+		/* Stopped by a failed allocation (perhaps just before the
+		 * supplier's NULL): every element the supplier handed out was
+		 * enqueued (fz_supply pushed it). */
 		FZ_EXPECT(f, f->calls == k,
 			  "fill stopped by a failed allocation at %zu with %zu "
 			  "supplier calls: an element was lost",

@@ -115,6 +115,35 @@ static void list_peers(void)
 	       "(MPMC, the floor): always compiled in.\n");
 }
 
+/* The run's first line: which peers this build compares against, and, when
+ * some are missing, the packages and the command that brings them in. */
+static void peers_header(void)
+{
+	size_t in = 0, miss = 0, off = 0;
+	for (size_t k = 0; k < cb_npeers; k++) {
+		in += cb_peers[k].status == CB_PEER_IN;
+		miss += cb_peers[k].status == CB_PEER_MISSING;
+		off += cb_peers[k].status == CB_PEER_DISABLED;
+	}
+	printf("# Peers: %zu of %zu compiled in", in, cb_npeers);
+	if (miss > 0) {
+		printf("; MISSING (not found when CMake configured):");
+		for (size_t k = 0; k < cb_npeers; k++)
+			if (cb_peers[k].status == CB_PEER_MISSING)
+				printf(" %s (%s)", cb_peers[k].qtypes,
+				       cb_peers[k].package);
+		printf("; install: sudo scripts/install-peers.sh, then make "
+		       "bench (it finds them)");
+	}
+	if (off > 0) {
+		printf("; switched off in this build:");
+		for (size_t k = 0; k < cb_npeers; k++)
+			if (cb_peers[k].status == CB_PEER_DISABLED)
+				printf(" %s", cb_peers[k].qtypes);
+	}
+	printf("\n");
+}
+
 static int selftest(const char *only)
 {
 	int fails = 0, parts = 0;
@@ -204,6 +233,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 
+	peers_header();
 	cb_env_probe(&env, 1);
 	char aff[200];
 	affinity_header(&o, &env, aff, sizeof aff);
