@@ -50,6 +50,9 @@ typedef struct cb_ctl {
 	bool self_stop; /* -bm ss: a role sets `done` after its one shot;
 			   the control thread does not sleep out the
 			   iteration time (loops.h, CB_OP_SHOT) */
+	/* QueueThroughputSlowSide: cb_consume_cpu tokens after each measured
+	 * successful offer / poll (0: none). */
+	uint32_t offer_work, poll_work;
 } cb_ctl;
 
 /* --check, per consumer: what it took of each producer's sequence (all

@@ -402,6 +402,76 @@ static void test_smoke(void)
 	run_free(&r);
 }
 
+/* QueueThroughputSlowSide: both slow sides, every queue at the shapes its
+ * contract allows, --check; the header's ceiling line per side; a bad
+ * slowSide is a usage error. */
+static void test_slow_side(void)
+{
+	check_context("slow side");
+	run r;
+	const char *args[] = {
+	    "QueueThroughputSlowSide", "-p",
+	    "qType=conq:spmc_array,conq:mpmc_array,mutex:ring", "-p", "work=50",
+	    "-tg", "1,1", "-tg", "1,2", "--check", "-wi", "1", "-w", "10ms",
+	    "-i", "2", "-r", "20ms", "-rf", "json", "-rff", "slow.json", NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(
+	    strstr(r.out, "# Slow side: every consumer does 50 tokens") !=
+	    NULL);
+	CHECK_TRUE(
+	    strstr(r.out, "# Slow side: every producer does 50 tokens") !=
+	    NULL);
+	cb_json *j = load_json("slow.json");
+	/* 3 queues x 2 shapes x 2 sides. */
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 12)) {
+		size_t poll = 0, offer = 0;
+		for (size_t k = 0; k < j->n; k++) {
+			const cb_json *e = &j->kid[k];
+			const char *side =
+			    jstr(cb_json_get(e, "params"), "slowSide");
+			check_context("slow side %s %s %s",
+				      jstr(cb_json_get(e, "params"), "qType"),
+				      jstr(cb_json_get(e, "params"), "tg"),
+				      side);
+			check_jmh_entry(e, 1, 2);
+			CHECK_TRUE(strcmp(jstr(e, "benchmark"),
+					  "QueueThroughputSlowSide.tpt") == 0);
+			CHECK_TRUE(
+			    strcmp(jstr(cb_json_get(e, "params"), "work"),
+				   "50") == 0);
+			poll += strcmp(side, "poll") == 0;
+			offer += strcmp(side, "offer") == 0;
+			const cb_json *ck =
+			    cb_json_get(cb_json_get(e, "conqBench"), "checks");
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")),
+				 0);
+		}
+		CHECK_EQ(poll, 6);
+		CHECK_EQ(offer, 6);
+	}
+	cb_json_free(j);
+	run_free(&r);
+	const char *bad[] = {"QueueThroughputSlowSide",
+			     "-p",
+			     "qType=mutex:ring",
+			     "-p",
+			     "slowSide=both",
+			     "-i",
+			     "1",
+			     "-wi",
+			     "0",
+			     "-r",
+			     "10ms",
+			     "-f",
+			     "0",
+			     NULL};
+	run_bench(&r, bad);
+	CHECK_TRUE(r.status != 0);
+	CHECK_TRUE(strstr(r.err, "slowSide is poll or offer") != NULL);
+	run_free(&r);
+}
+
 static void test_single_shot(void)
 {
 	check_context("single shot");
@@ -587,6 +657,7 @@ int main(int argc, char **argv)
 	test_csv();
 	test_hang();
 	test_smoke();
+	test_slow_side();
 	test_single_shot();
 	test_compare();
 	test_plot();

@@ -172,6 +172,19 @@ static inline void cb_fail_backoff(bool yield, uint32_t *run)
 	}
 }
 
+/* Busy work of `tokens` dependent multiply-adds (JMH's
+ * Blackhole.consumeCPU): the slow side of QueueThroughputSlowSide. The
+ * empty asm keeps the compiler from folding the loop; it touches no
+ * memory, so it costs the same next to every queue. */
+static inline void cb_consume_cpu(uint32_t tokens)
+{
+	uint64_t x = tokens;
+	for (uint32_t i = 0; i < tokens; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		__asm__ volatile("" : "+r"(x));
+	}
+}
+
 /* --check: account for one polled element; returns 1 if it is out of order
  * (or belongs to no producer). With one consumer (exact), each producer's
  * elements must come in exactly in sequence; with several, each consumer
@@ -220,6 +233,7 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 		cb_hist *const hist = w->hist;                                 \
 		const bool yield = ctl->yield;                                 \
 		uintptr_t e = cb_elem_bits(w->pid, w->seq);                    \
+		const uint32_t work_ = ctl->offer_work;                        \
 		uint64_t made = 0, failed = 0, extra = 0;                      \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
@@ -247,6 +261,8 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 				e += CB_SEQ_ONE;                               \
 				made++;                                        \
 				run = 0;                                       \
+				if (work_)                                     \
+					cb_consume_cpu(work_);                 \
 			} else {                                               \
 				failed++;                                      \
 				cb_fail_backoff(yield, &run);                  \
@@ -280,6 +296,7 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 		const bool exact = ctl->exact;                                 \
 		const uint32_t np = ctl->nproducers;                           \
 		cb_chk *const chk = w->chk;                                    \
+		const uint32_t work_ = ctl->poll_work;                         \
 		uint64_t made = 0, failed = 0, extra = 0, errors = 0;          \
 		uint32_t run = 0;                                              \
 		cb_rusage u0_;                                                 \
@@ -313,6 +330,8 @@ static inline uint64_t cb_chk_take(cb_chk *k, const void *e, bool exact,
 				if (CHECK)                                     \
 					errors += cb_chk_take(chk, e_, exact,  \
 							      np);             \
+				if (work_)                                     \
+					cb_consume_cpu(work_);                 \
 			} else {                                               \
 				failed++;                                      \
 				cb_fail_backoff(yield, &run);                  \

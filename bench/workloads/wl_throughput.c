@@ -63,6 +63,7 @@
 
 #define TPT_MAX_QUEUES 64
 #define TPT_BENCH "QueueThroughputBackoffNone.tpt"
+#define SLOW_BENCH "QueueThroughputSlowSide.tpt"
 /* An iteration is "disturbed" when a worker ran less than this share of it
  * (oversubscribed: when all together ran less than this share of the CPUs
  * they had). */
@@ -332,6 +333,66 @@ static void add_series(cb_series *s, const char *label, const char *unit,
 	s->n = n;
 }
 
+/* QueueThroughputSlowSide's parameters: the busy work after each
+ * successful offer and poll (cb_consume_cpu tokens). Both 0 for the plain
+ * benchmark. Returns -1 on a bad value. */
+extern const cb_workload cb_wl_slowside;
+static int slow_work(const cb_workload *wl, const cb_options *o,
+		     uint32_t *ow, uint32_t *pw)
+{
+	*ow = *pw = 0;
+	if (wl != &cb_wl_slowside)
+		return 0;
+	const char *side = cb_param(o, "slowSide");
+	uint64_t work;
+	if (side == NULL || cb_param_u64(o, "work", &work) != 0)
+		return -1;
+	if (work > 1000000) {
+		fprintf(stderr, "conq-bench: work at most 1000000 tokens\n");
+		return -1;
+	}
+	if (strcmp(side, "poll") == 0) {
+		*pw = (uint32_t)work;
+	} else if (strcmp(side, "offer") == 0) {
+		*ow = (uint32_t)work;
+	} else {
+		fprintf(stderr,
+			"conq-bench: slowSide is poll or offer, not '%s'\n",
+			side);
+		return -1;
+	}
+	return 0;
+}
+
+/* The slow side's ceiling: ns for `tokens` of cb_consume_cpu alone, on
+ * this thread (the median of 9 timings of about 2 ms each). */
+static double work_ns(uint32_t tokens)
+{
+	double v[9];
+	uint64_t reps = 1;
+	for (;;) {
+		uint64_t t0 = cb_now_ns();
+		for (uint64_t r = 0; r < reps; r++)
+			cb_consume_cpu(tokens);
+		if (cb_now_ns() - t0 > 2000000 || reps > ((uint64_t)1 << 40))
+			break;
+		reps *= 2;
+	}
+	for (int k = 0; k < 9; k++) {
+		uint64_t t0 = cb_now_ns();
+		for (uint64_t r = 0; r < reps; r++)
+			cb_consume_cpu(tokens);
+		v[k] = (double)(cb_now_ns() - t0) / (double)reps;
+	}
+	for (int a = 1; a < 9; a++) /* insertion sort: 9 values */
+		for (int b = a; b > 0 && v[b] < v[b - 1]; b--) {
+			double x = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = x;
+		}
+	return v[4];
+}
+
 static int run_trials(const cb_workload *wl, const cb_options *o,
 		      const cb_env *env, cb_results *rs,
 		      const cb_adapter **ads, size_t na,
@@ -346,6 +407,11 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 	if (t == NULL) {
 		fprintf(stderr, "conq-bench: out of memory\n");
 		return 1;
+	}
+	uint32_t owork, pwork;
+	if (slow_work(wl, o, &owork, &pwork) != 0) {
+		free(t);
+		return 2;
 	}
 	const unsigned n = np + nc;
 	int cpus[CB_MAX_THREADS];
@@ -438,6 +504,8 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 		/* Read by the roles after the next wake-up (mutex). */
 		tr->g.ctl->nproducers = np;
 		tr->g.ctl->exact = nc == 1;
+		tr->g.ctl->offer_work = owork;
+		tr->g.ctl->poll_work = pwork;
 		for (unsigned k = 0; k < n; k++) {
 			cb_worker *w = &tr->g.w[k];
 			w->pid = k < np ? k : k - np;
@@ -505,6 +573,21 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 	       o->i, o->i == 1 ? "" : "s",
 	       cb_fmt_time(o->r_ns, r, sizeof r),
 	       o->rotate && na > 1 ? " (order rotated each round)" : "");
+	if (owork || pwork) {
+		const uint32_t wk = owork ? owork : pwork;
+		const unsigned nslow = owork ? np : nc;
+		const double ns = work_ns(wk);
+		printf("# Slow side: every %s does %u tokens of busy work after "
+		       "each successful %s: %.1f ns alone, so %s can reach at "
+		       "most %.3f ops/us (%u thread%s x 1000 / %.1f ns, less "
+		       "its own queue calls); how far below it a queue lands "
+		       "is what the other side's failed %ss cost it\n",
+		       owork ? "producer" : "consumer", wk,
+		       owork ? "offer" : "poll", ns,
+		       owork ? "offersMade" : "pollsMade",
+		       ns > 0 ? nslow * 1000.0 / ns : 0.0, nslow,
+		       nslow == 1 ? "" : "s", ns, owork ? "poll" : "offer");
+	}
 	printf("# Parameters: qCapacity = %zu; qType =", cap);
 	for (size_t j = 0; j < na; j++) {
 		if (t[j].usable == SIZE_MAX)
@@ -630,7 +713,8 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 			rc = 1;
 			goto out;
 		}
-		res->benchmark = TPT_BENCH;
+		res->benchmark =
+			wl == &cb_wl_slowside ? SLOW_BENCH : TPT_BENCH;
 		res->mode = cb_mode_name(o->mode);
 		res->adapter = t[j].a;
 		res->capacity = cap;
@@ -735,6 +819,43 @@ static const cb_param_def tpt_params[] = {
 	{"qCapacity", "131072",
 	 "requested capacity (JCTools: 132000; each queue rounds it up as it "
 	 "does; the table says what it holds)"},
+};
+
+/* The same loops with one side slowed down by busy work after each of its
+ * successful calls, so that the other side spins on failures all the time:
+ * slowSide=poll, the consumers are slower and the producers spin on a full
+ * queue; slowSide=offer, the producers are slower and the consumers spin on
+ * an empty one. The slow side's rate, next to what its busy work alone
+ * allows (the header's ceiling), shows what the spinning side's failed calls
+ * cost it: a queue whose failed calls write, or re-read, a line the slow
+ * side changes per element falls well below the ceiling. */
+static const cb_param_def slow_params[] = {
+	{"qCapacity", "131072",
+	 "requested capacity (as QueueThroughputBackoffNone)"},
+	{"slowSide", "poll,offer",
+	 "the side slowed by busy work: poll (consumers; the producers spin on "
+	 "a full queue) or offer (producers; the consumers spin on an empty "
+	 "one)"},
+	{"work", "200",
+	 "busy-work tokens (dependent multiply-adds, JMH's consumeCPU) after "
+	 "each successful call of the slow side"},
+};
+
+const cb_workload cb_wl_slowside = {
+	.name = "QueueThroughputSlowSide",
+	.group = "tpt",
+	.mode = "thrpt",
+	.unit = "ops/us",
+	.roles = "offer,poll",
+	.headline = "pollsMade",
+	.desc = "QueueThroughputBackoffNone with one side slowed by busy work "
+		"per element, so that the other spins on failed calls: what "
+		"those cost the slow side (-p slowSide=poll|offer -p work=N)",
+	.run = tpt_run,
+	.modes = CB_MODE_THRPT | CB_MODE_AVGT,
+	.groups = true,
+	.params = slow_params,
+	.nparams = sizeof slow_params / sizeof slow_params[0],
 };
 
 const cb_workload cb_wl_throughput = {

@@ -8,7 +8,7 @@
 #include "histogram.h"
 #include "workload.h"
 
-extern const cb_workload cb_wl_throughput;
+extern const cb_workload cb_wl_throughput, cb_wl_slowside;
 extern const cb_workload cb_wl_test_hang;
 extern const cb_workload cb_wl_test_echo;
 extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
@@ -17,6 +17,7 @@ extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
 /* One line per workload (the order of the plan and of -l). */
 const cb_workload *const cb_workloads[] = {
 	&cb_wl_throughput,
+	&cb_wl_slowside,
 	&cb_wl_burst,
 	&cb_wl_rtt,
 	&cb_wl_pingpong,
