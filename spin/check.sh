@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # spin/check.sh - exhaustive Spin searches of conq's array index protocols
-# (spsc.pml, mpsc.pml, mpmc.pml), of the SPSC linked arrays' chunk
+# (spsc.pml, mpsc.pml, spmc.pml, mpmc.pml), of the SPSC linked arrays' chunk
 # hand-over (spsc_la.pml), of the MPSC linked arrays' resize (mpsc_la.pml)
 # and of the intrusive MPSC node protocol (mpsc_node.pml); docs/stress.md,
 # "Spin models".
@@ -84,6 +84,7 @@ search() {
 CONFIGS="
 spsc:1p1c               spsc.pml safety,progress
 mpsc:2p1c               mpsc.pml safety,progress
+spmc:1p2c               spmc.pml safety
 mpmc:2p2c,k=1,claims=3  mpmc.pml safety          -DNP=2_-DNC=2_-DK=1_-DCLAIMS=3
 mpmc:2p1c,k=2,claims=4  mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DCLAIMS=4
 mpmc:2p1c,k=1,claims=3  mpmc.pml progress        -DNP=2_-DNC=1_-DK=1_-DCLAIMS=3
@@ -94,7 +95,7 @@ mpsc_la:2p1c,c=2        mpsc_la.pml safety
 mpsc_node:2p1c          mpsc_node.pml safety
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 mpmc.pml:1,2,3,4,5 spsc_la.pml:1,2,3,4 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then
@@ -117,7 +118,11 @@ else
 			defs="-DBUG=$b"
 			# mpmc: the smallest configuration that shows each bug.
 			case $model in
-			mpmc.pml) defs="$defs -DNP=2 -DNC=1 -DK=2 -DCLAIMS=4" ;;
+			mpmc.pml)
+				case $b in
+				6) defs="$defs -DNP=1 -DNC=2 -DK=2 -DCLAIMS=4" ;;
+				*) defs="$defs -DNP=2 -DNC=1 -DK=2 -DCLAIMS=4" ;;
+				esac ;;
 			esac
 			search "${model%.pml}:bug$b" "$model" safety "$defs"
 			if [ "$RESULT" != 0 ] && [ "$RESULT" != "?" ]; then

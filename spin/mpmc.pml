@@ -28,6 +28,12 @@
  *    (relaxed), count + 1 (Q19), READY (Q16); else, if the head is now past
  *    t - CAP (Q6), go back to waiting for the cell; else wait (the table is
  *    full) until one of those can change, and try again;
+ *  - the claims at the edge look at the cell first (issue 12): a producer
+ *    whose cell is FREE(t) (Q20) CASes the tail t -> t + 1 without reading
+ *    the head, a consumer whose cell is RES(h) or FULL(h) (Q21) CASes the
+ *    head without reading the tail; a lost CAS, or a cell that does not
+ *    decide, goes on as below (the header also watches an undecided cell
+ *    for a few pauses: more looks, the same steps);
  *  - poll: claim_take (FAA of the head when the hint tailc shows elements,
  *    else read the tail (Q11), refresh tailc, NULL if empty, CAS the head
  *    (Q7)); take (Q8 load; FULL(h): read elem, then FREE(h + CAP) (Q9);
@@ -81,6 +87,11 @@
  *      bounded wait (at any time, here)
  *   5  the old give-up: a producer that finds the queue full drops its
  *      position without handing it back or recording it
+ *   6  a consumer claims on the evidence of the cell (RES or FULL) with a
+ *      load and a store of the head instead of the CAS (Q21)
+ *   7  a producer that claimed t on the evidence of FREE(t) (Q20) takes
+ *      the cell with a store instead of reserve's CAS (a consumer past the
+ *      tail may have closed t in between)
  */
 
 #ifndef BUG
@@ -214,6 +225,42 @@ retry:
 				hold[id] = 1; lost[id] = CLOSED(gt[id])
 			}
 		:: else ->
+			/* Q20: the cell of t decides when it can: FREE(t)
+			 * is room (t - CAP's consumer freed it). */
+			atomic {
+				c = gt[id] & MASK;
+				d = SDIFF(cseq[c], LAP(gt[id]))
+			}
+			if
+			:: d == FREE ->
+				atomic {            /* Q1: CAS */
+					if
+					:: tail == gt[id] ->
+						tail = PWRAP(gt[id] + 1);
+						pclaims++;
+						hold[id] = 1;
+						lost[id] = CLOSED(gt[id]);
+						ok = true
+					:: else ->
+						gt[id] = tail;
+						ok = false
+					fi
+				}
+				if
+#if BUG == 7
+				:: ok ->            /* no reserve CAS */
+					atomic {
+						lap = LAP(gt[id]);
+						cseq[c] = lap | RES
+					}
+					goto publish
+#else
+				:: ok -> goto reserve
+#endif
+				:: else -> skip     /* lost: the head decides */
+				fi
+			:: else -> skip
+			fi;
 cas:
 			atomic {                    /* Q6 */
 				h = head;
@@ -241,7 +288,7 @@ cas:
 			:: else -> skip
 			fi
 		fi;
-		/* reserve */
+reserve:
 		atomic {                            /* Q2 */
 			c = gt[id] & MASK;
 			lap = LAP(gt[id]);
@@ -401,6 +448,47 @@ proctype consumer(byte id)
 				taking[id] = 1
 			}
 		:: else ->
+			/* Q21: the cell of h decides when it can: RES(h) or
+			 * FULL(h) means a producer claimed h, tail > h. */
+			atomic {
+				c = gh[id] & MASK;
+				d = SDIFF(cseq[c], LAP(gh[id]))
+			}
+			if
+			:: d == RES || d == FULL ->
+#if BUG == 6
+				/* the claim without the CAS: check, then
+				 * store */
+				atomic { ok = head == gh[id] };
+				if
+				:: ok ->
+					atomic {
+						head = PWRAP(gh[id] + 1);
+						cclaims++;
+						taking[id] = 1
+					}
+				:: else -> gh[id] = head
+				fi;
+#else
+				atomic {            /* Q7: CAS */
+					if
+					:: head == gh[id] ->
+						head = PWRAP(gh[id] + 1);
+						cclaims++;
+						taking[id] = 1;
+						ok = true
+					:: else ->
+						gh[id] = head;
+						ok = false
+					fi
+				}
+#endif
+				if
+				:: ok -> goto take
+				:: else -> skip     /* lost: the tail decides */
+				fi
+			:: else -> skip
+			fi;
 cas:
 			atomic {                    /* Q11 */
 				t = tail;
@@ -437,7 +525,7 @@ cas:
 			:: else -> skip
 			fi
 		fi;
-		/* take */
+take:
 		atomic {                            /* Q8 */
 			c = gh[id] & MASK;
 			lap = LAP(gh[id]);

@@ -43,3 +43,30 @@ void conq__spmc_array_wait(void **slot)
 	while (conq__load_acquire(slot) != NULL)
 		conq__wait_backoff(&spins);
 }
+
+bool conq__spmc_array_offer_held(conq_spmc_array *q, conq__idx_t p, void *e)
+{
+	void **slot = &conq__spmc_array_slots(q)[p & q->mask];
+	if (conq__idx_diff(q->plimit, p) <= 0) {
+		/* The limit (the last cidx read + cap) does not decide: the
+		 * slot's element may be in the queue (full) or claimed (a
+		 * bubble). Its consumer may be about to free it: watch the
+		 * slot before reading cidx, which would pull the line every
+		 * consumer CASes away from them. */
+		for (unsigned i = 0; i < CONQ__SPMC_CHASE_SPINS; i++) {
+			conq__cpu_relax();
+			if (conq__spmc_array_slot_free(slot))
+				goto write;
+		}
+		/* [C8] inside: full iff cidx + cap <= p. */
+		if (conq__spmc_array_refresh_limit(q, p) == 0)
+			return false;
+	}
+	/* cidx is past the slot's element: a bubble; wait for its consumer's
+	 * clear ([C7] inside). */
+	conq__spmc_array_wait(slot);
+write:
+	conq__spmc_array_store(slot, e);
+	conq__spmc_array_publish(q, conq__idx_add(p, 1));
+	return true;
+}

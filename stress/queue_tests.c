@@ -1251,6 +1251,14 @@ static const struct qlabel labels[] = {
      "peek's slot acquire between two cidx acquires, racing a poll by "
      "another consumer",
      QP(QS_PEEK_RACE, 1, 2, 4, 2, .prefill = 0)},
+    {"C10", "spmc_array",
+     "a consumer's slot acquire between two cidx acquires on a used-up "
+     "pcache: NULL with cidx unmoved is empty (two consumers, an offer)",
+     OFFPOLL(1, 2, 1, 0)},
+    {"C11", "spmc_array",
+     "the producer's slot acquire decides room alone (a free slot is its "
+     "previous element read): a full queue, an offer racing a poll",
+     OFFPOLL(1, 1, 1, -1)},
     {"Q1", "mpmc_array",
      "the producers' seq_cst tail claims -> size(): non-zero means the "
      "next poll succeeds",
@@ -1305,6 +1313,15 @@ static const struct qlabel labels[] = {
      "queue, a consumer racing",
      QP(QS_PUBLISH, 1, 1, 2, 3, .pop = OP_FILL, .cop = OP_POLL, .prefill = 1,
 	.may_fail = true)},
+    {"Q20", "mpmc_array",
+     "a producer's acquire of FREE(t) before its tail CAS <- the previous "
+     "lap's release: two producers race for the cell a poll frees",
+     OFFPOLL(2, 1, 1, -1)},
+    {"Q21", "mpmc_array",
+     "a consumer's acquire of RES/FULL(h) before its head CAS <- the "
+     "producer's reserve and publish: two consumers, one offer, empty "
+     "queue",
+     OFFPOLL(1, 2, 1, 0)},
     /* Q15-Q19: the abandoned-position table, reached only by a claim that
      * overshoots a full queue and cannot be handed back (abandon shape). */
     {"Q15", "mpmc_array",

@@ -22,11 +22,13 @@
  *            sets FREE(p + n): the cell's next lap.
  *
  * offer: claim a position t from the tail (an FAA if a cached copy of the
- * head shows CONQ__MPMC_FAA_SLACK free slots to spare; else it reads the
- * head, fails if the queue is full, and claims with a CAS), CAS the cell
+ * head shows CONQ__MPMC_FAA_SLACK free slots to spare; else, when the cell
+ * of t is FREE(t), which proves room, a CAS of the tail without reading the
+ * head; else it reads the head, fails if the queue is full, and claims with
+ * a CAS), CAS the cell
  * FREE(t) -> RES(t), store the element, store FULL(t). poll: claim a
- * position h from the head (the same, mirrored: NULL if the tail is not past
- * it), wait for FULL(h), load the element, store FREE(h + n). 3 atomic
+ * position h from the head (the same, mirrored: RES(h) or FULL(h) in the
+ * cell proves an element; NULL if the tail is not past it), wait for FULL(h), load the element, store FREE(h + n). 3 atomic
  * read-modify-writes per element (Vyukov's queue: 2; SCQ's data queue: 8).
  *
  * An FAA can hand out a position nobody will fill (a consumer past the tail)
@@ -60,7 +62,11 @@
  *
  * Layout: the producers' tail and their copy of the head share one padded
  * block, the consumers' head and their copy of the tail another; each side
- * reads the other's counter only at the edge. Consecutive positions map to
+ * reads the other's counter only at the edge, and there only when the cell
+ * cannot decide (after watching it for CONQ__MPMC_CHASE pauses): a thread
+ * spinning on a full or empty queue does not pull the other side's counter,
+ * which that side moves with a locked instruction per element, away from
+ * it on every call (issue 12). Consecutive positions map to
  * cells CONQ_PAD bytes apart within blocks of 16 pads (an index rotation, as
  * SCQ's and atomic_queue's remap, but local, so that one thread streaming
  * through the ring still reuses its lines).
@@ -86,7 +92,7 @@
  * producer's reuse of e's cell.
  *
  * Semantics (docs/memory-model.md, conq_mpmc_array, has the pairing table
- * and the argument; its labels are [Q1]..[Q19]):
+ * and the argument; its labels are [Q1]..[Q21]):
  *
  *  - The queue is linearizable. An offer takes its place when it takes its
  *    cell (RES); a poll, when it takes the element; FIFO order is position
@@ -159,6 +165,9 @@ extern "C" {
 #endif
 #ifndef CONQ__MPMC_SPIN /* pauses before yielding, in every wait */
 #define CONQ__MPMC_SPIN 64u
+#endif
+#ifndef CONQ__MPMC_CHASE /* pauses a single claim watches an undecided cell */
+#define CONQ__MPMC_CHASE 8u
 #endif
 #define CONQ__MPMC_HOLES 8u /* abandoned positions recorded at once */
 #define CONQ__MPMC_CHUNK 64u /* fill and drain: positions per claim */
@@ -535,6 +544,36 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 		*first = conq__faa_seq_cst(&q->tail, (conq__idx_t)k);
 		return k;
 	}
+	if (k == 1) {
+		/* One position, near the edge: the cell of t decides when it
+		 * can, so that a producer at a nearly full queue reads the
+		 * head, the line consumers move per element, only when the
+		 * cell cannot tell. FREE(t) is room: t - n's consumer freed
+		 * the cell ([Q9]), so head > t - n. An earlier lap is full,
+		 * or that consumer is still releasing it: watched for a few
+		 * pauses, then the head decides, as below. */
+		conq__mpmc_cell *c = conq__mpmc_cell_at(q, t);
+		const uint64_t lap = conq__mpmc_lap(q, t);
+		for (unsigned i = 0;; i++) {
+			/* [Q20] acquire: pairs with [Q9] (the release of the
+			 * cell by t - n's consumer). */
+			int64_t d =
+			    conq__mpmc_state(conq__load_acquire(&c->seq), lap);
+			if (d == CONQ__MPMC_FREE) {
+				/* [Q1] seq_cst, as above. A lost race goes to
+				 * the head, which also refreshes the hint. */
+				if (conq__cas_strong_seq_cst(
+					&q->tail, &t, conq__idx_add(t, 1))) {
+					*first = t;
+					return 1;
+				}
+				break;
+			}
+			if (d > 0 || i == CONQ__MPMC_CHASE)
+				break; /* t is stale, or undecided */
+			conq__cpu_relax();
+		}
+	}
 	for (;;) {
 		/* [Q6] seq_cst: pairs with [Q7]. */
 		conq__idx_t h = conq__load_seq_cst(&q->head);
@@ -569,6 +608,37 @@ static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 		/* [Q7] seq_cst, as above. */
 		*first = conq__faa_seq_cst(&q->head, (conq__idx_t)k);
 		return k;
+	}
+	if (k == 1) {
+		/* One position, near the edge: the cell of h decides when it
+		 * can, so that a consumer at a nearly empty queue reads the
+		 * tail, the line producers move per element, only when the
+		 * cell cannot tell. RES(h) or FULL(h): a producer has taken
+		 * the cell of h ([Q3], [Q5]) after claiming h, so tail > h.
+		 * FREE(h): empty, or h's producer has claimed it and not yet
+		 * taken the cell: watched for a few pauses, then the tail
+		 * decides, as below. */
+		conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
+		const uint64_t lap = conq__mpmc_lap(q, h);
+		for (unsigned i = 0;; i++) {
+			/* [Q21] acquire: pairs with [Q3] and [Q5] (h's
+			 * producer taking and filling the cell). */
+			int64_t d =
+			    conq__mpmc_state(conq__load_acquire(&c->seq), lap);
+			if (d == CONQ__MPMC_RES || d == CONQ__MPMC_FULL) {
+				/* [Q7] seq_cst, as above. A lost race goes to
+				 * the tail, which also refreshes the hint. */
+				if (conq__cas_strong_seq_cst(
+					&q->head, &h, conq__idx_add(h, 1))) {
+					*first = h;
+					return 1;
+				}
+				break;
+			}
+			if (d != CONQ__MPMC_FREE || i == CONQ__MPMC_CHASE)
+				break; /* h is stale, or undecided */
+			conq__cpu_relax();
+		}
 	}
 	for (;;) {
 		/* [Q11] seq_cst: pairs with [Q1]. */

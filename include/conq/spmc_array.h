@@ -14,9 +14,20 @@
  *    and clears it to NULL. Between the CAS and the clear there is a claimed
  *    but not yet cleared slot (a "bubble"); the producer, which checks that a
  *    slot is NULL before it overwrites it, may have to wait for one.
- *  - The producer caches a limit, plimit = a consumer index + capacity, and
- *    re-reads cidx only when it reaches the limit, which in the common,
- *    not-nearly-full case is once per `capacity` offers.
+ *  - The producer decides from the slot itself: a NULL slot is free (its
+ *    previous element was claimed and read), so an offer into a NULL slot
+ *    reads no consumer line at all. Only a slot that still holds an element
+ *    needs cidx, to tell "full" from a bubble (below); the producer keeps
+ *    the last cidx it read as a limit (plimit = cidx + capacity), and, when
+ *    the limit does not decide, first watches the slot for a few pauses
+ *    (the consumer that frees it may be about to), so that a producer
+ *    spinning on a full queue does not pull cidx, the line every consumer
+ *    CASes per element, away from the consumers on every call.
+ *  - A consumer whose cache of pidx is used up looks at the slot of the
+ *    index it would claim before reading pidx: NULL there (with cidx
+ *    unchanged) means the producer has not written it, so the queue is
+ *    empty; a consumer spinning on an empty queue reads the slot and cidx,
+ *    not pidx, the line the producer stores per element.
  *  - A batch (poll_burst, drain) claims all its slots with ONE CAS.
  *
  * cidx moves on every poll while pcache is read on every poll and written
@@ -140,6 +151,18 @@ void conq_spmc_array_destroy(conq_spmc_array *q);
  * claimed. In src/spmc_array.c. */
 void conq__spmc_array_wait(void **slot);
 
+/* P, cold: offer e at p, whose slot still holds an element: full (false),
+ * or a bubble (wait, then write). In src/spmc_array.c. */
+bool conq__spmc_array_offer_held(conq_spmc_array *q, conq__idx_t p, void *e);
+
+/* How many pauses a strict offer watches a slot that still holds an element
+ * before it reads cidx to tell "full" from a bubble: the consumer that frees
+ * the slot may be about to, and each read of cidx costs the consumers, who
+ * CAS it per element, a line transfer. */
+#ifndef CONQ__SPMC_CHASE_SPINS
+#define CONQ__SPMC_CHASE_SPINS 8
+#endif
+
 static inline void **conq__spmc_array_slots(const conq_spmc_array *q)
 {
 	/* Through uintptr_t: the slots start CONQ_PAD-aligned (asserted above),
@@ -160,14 +183,16 @@ static inline uint64_t conq__spmc_array_refresh_limit(conq_spmc_array *q,
 	return (uint64_t)conq__idx_diff(q->plimit, p);
 }
 
-/* P: room from pidx on without re-reading cidx, refreshing if below `want`. */
+/* P: room from pidx on without re-reading cidx, refreshing if below `want`.
+ * plimit may lag behind pidx (offers into free slots do not consult it): a
+ * negative difference is no room. */
 static inline uint64_t conq__spmc_array_room(conq_spmc_array *q, conq__idx_t p,
 					     uint64_t want)
 {
-	uint64_t avail = (uint64_t)conq__idx_diff(q->plimit, p);
-	if (avail < want)
-		avail = conq__spmc_array_refresh_limit(q, p);
-	return avail;
+	conq__sidx_t avail = conq__idx_diff(q->plimit, p);
+	if ((int64_t)avail < (int64_t)want)
+		return conq__spmc_array_refresh_limit(q, p);
+	return (uint64_t)avail;
 }
 
 /* P: true if the slot holds no element (its last consumer cleared it). */
@@ -202,8 +227,9 @@ static inline void conq__spmc_array_publish(conq_spmc_array *q, conq__idx_t p)
  * elements, or if e is NULL (then errno = EINVAL: a full queue leaves errno
  * alone). P only. Wait-free, except that it waits (spinning, then yielding)
  * when the slot to write still holds an element a consumer has claimed but
- * not yet read (JCTools' offer; relaxed_offer never waits). Release: see the
- * header comment. */
+ * not yet read (JCTools' offer; relaxed_offer never waits). A false answer
+ * comes after watching the slot for CONQ__SPMC_CHASE_SPINS pauses (then one
+ * read of cidx). Release: see the header comment. */
 static inline bool conq_spmc_array_offer(conq_spmc_array *q, void *e)
 {
 	if (CONQ__UNLIKELY(e == NULL)) {
@@ -211,12 +237,12 @@ static inline bool conq_spmc_array_offer(conq_spmc_array *q, void *e)
 		return false;
 	}
 	conq__idx_t p = q->pidx;
-	if (CONQ__UNLIKELY(conq__idx_diff(q->plimit, p) <= 0) &&
-	    conq__spmc_array_refresh_limit(q, p) == 0)
-		return false;
 	void **slot = &conq__spmc_array_slots(q)[p & q->mask];
+	/* [C11] (the acquire of [C7]): a free slot is room: its previous
+	 * element (index p - cap) was claimed and read, so cidx > p - cap;
+	 * no need to read cidx. */
 	if (CONQ__UNLIKELY(!conq__spmc_array_slot_free(slot)))
-		conq__spmc_array_wait(slot);
+		return conq__spmc_array_offer_held(q, p, e);
 	conq__spmc_array_store(slot, e);
 	conq__spmc_array_publish(q, conq__idx_add(p, 1));
 	return true;
@@ -232,10 +258,10 @@ static inline bool conq_spmc_array_relaxed_offer(conq_spmc_array *q, void *e)
 		return false;
 	}
 	conq__idx_t p = q->pidx;
-	if (CONQ__UNLIKELY(conq__idx_diff(q->plimit, p) <= 0) &&
-	    conq__spmc_array_refresh_limit(q, p) == 0)
-		return false;
 	void **slot = &conq__spmc_array_slots(q)[p & q->mask];
+	/* [C11]: the slot decides alone: free is room (as in offer); holding
+	 * an element is full or a bubble, false either way. Never reads
+	 * cidx. */
 	if (CONQ__UNLIKELY(!conq__spmc_array_slot_free(slot)))
 		return false;
 	conq__spmc_array_store(slot, e);
@@ -263,10 +289,13 @@ static inline conq__idx_t conq__spmc_array_refresh(conq_spmc_array *q,
  * C: claim up to `want` (>= 1) consecutive indices with one CAS. Returns how
  * many (0: the queue is empty) and the first index in *first.
  *
- * "Empty" is decided on a cidx c seen through [C5] and a pidx read after it
- * through [C3]: the consumer that moved cidx to c had seen pidx >= c, and
- * [C5] carries that to us, so p <= c means p == c: the queue was empty when
- * pidx was read.
+ * "Empty" is decided first on the slot of c ([C10]): NULL there, read
+ * between two loads of cidx that both give c, means element c was not
+ * written when the slot was read (a cleared element c would have moved
+ * cidx first), so the queue was empty then. Else, on a cidx c seen through
+ * [C5] and a pidx read after it through [C3]: the consumer that moved cidx
+ * to c had seen pidx >= c, and [C5] carries that to us, so p <= c means
+ * p == c: the queue was empty when pidx was read.
  */
 static inline uint64_t conq__spmc_array_claim(conq_spmc_array *q,
 					      uint64_t want, conq__idx_t *first)
@@ -276,25 +305,45 @@ static inline uint64_t conq__spmc_array_claim(conq_spmc_array *q,
 	/* [C5] acquire: pairs with [C5] (the CAS of the consumer that moved
 	 * cidx here): see above. */
 	conq__idx_t c = conq__load_acquire(&q->cidx);
-	uint64_t n;
-	do {
+	for (;;) {
 		/* avail and want compared as int64_t: a narrow index build
 		 * (CONQ_INDEX_BITS) must not truncate want. */
 		conq__sidx_t avail = conq__idx_diff(pc, c);
+		if (avail <= 0) {
+			/* [C10] acquire: pairs with [C1] (the producer's store
+			 * of element c) and [C6] (a consumer's clear of it).
+			 * NULL: element c is not written (the producer stores
+			 * it before [C2]), or it was claimed and cleared; a
+			 * cidx still at c, read after, rules the second out:
+			 * the queue is empty, and pidx, the line the producer
+			 * stores per element, stays unread. */
+			void *e = conq__load_acquire(
+			    &conq__spmc_array_slots(q)[c & q->mask]);
+			if (e == NULL) {
+				/* [C5] acquire: as above, after [C10]. */
+				conq__idx_t c2 = conq__load_acquire(&q->cidx);
+				if (c2 == c)
+					return 0;
+				c = c2;
+				continue;
+			}
+		}
 		if ((int64_t)avail < (int64_t)want) {
 			pc = conq__spmc_array_refresh(q, pc);
 			avail = conq__idx_diff(pc, c);
 			if (avail <= 0)
 				return 0;
 		}
-		n = (uint64_t)avail < want ? (uint64_t)avail : want;
+		uint64_t n = (uint64_t)avail < want ? (uint64_t)avail : want;
 		/* [C5] CAS acq_rel: the claim. Pairs with [C5] (the other
 		 * consumers' loads and CASes of cidx) as above, and with [C8]
 		 * (the producer's acquire of cidx). Weak: a spurious failure
 		 * just goes round again. */
-	} while (!conq__cas_weak_acq_rel(&q->cidx, &c, conq__idx_add(c, n)));
-	*first = c;
-	return n;
+		if (conq__cas_weak_acq_rel(&q->cidx, &c, conq__idx_add(c, n))) {
+			*first = c;
+			return n;
+		}
+	}
 }
 
 /* C: take the element of claimed index c and free its slot. */
@@ -407,9 +456,15 @@ static inline size_t conq_spmc_array_offer_bulk(conq_spmc_array *q,
 			return 0;
 		}
 	conq__idx_t p = q->pidx;
-	if (n == 0 || conq__spmc_array_room(q, p, (uint64_t)n) < n)
-		return 0;
 	void **slots = conq__spmc_array_slots(q);
+	if (n == 0 || (uint64_t)n > q->cap)
+		return 0;
+	/* [C11]: the last slot free is room for all n (its previous element,
+	 * index p + n - 1 - cap, was claimed: cidx >= p + n - cap); else ask
+	 * the limit, and cidx. The slots before it are free or bubbles. */
+	if (!conq__spmc_array_slot_free(&slots[(p + n - 1) & q->mask]) &&
+	    conq__spmc_array_room(q, p, (uint64_t)n) < n)
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		void **slot = &slots[(p + i) & q->mask];
 		if (CONQ__UNLIKELY(!conq__spmc_array_slot_free(slot)))
@@ -430,9 +485,11 @@ static inline size_t conq_spmc_array_offer_burst(conq_spmc_array *q,
 {
 	void **slots = conq__spmc_array_slots(q);
 	conq__idx_t p = q->pidx;
-	uint64_t k = conq__spmc_array_room(q, p, (uint64_t)n);
-	if (k > n)
-		k = n;
+	/* [C11]: the slots decide, as in relaxed_offer: free is room; the
+	 * first one that holds an element (full, or a bubble) ends the burst,
+	 * at the latest after cap slots (the burst's own). Never reads
+	 * cidx. */
+	uint64_t k = (uint64_t)n < q->cap ? (uint64_t)n : q->cap;
 	uint64_t i = 0;
 	for (; i < k; i++) {
 		if (CONQ__UNLIKELY(es[i] == NULL)) {
@@ -502,9 +559,8 @@ static inline size_t conq_spmc_array_fill(conq_spmc_array *q,
 {
 	void **slots = conq__spmc_array_slots(q);
 	conq__idx_t p = q->pidx;
-	uint64_t k = conq__spmc_array_room(q, p, (uint64_t)limit);
-	if (k > limit)
-		k = limit;
+	/* [C11]: the slots decide, as in offer_burst. */
+	uint64_t k = (uint64_t)limit < q->cap ? (uint64_t)limit : q->cap;
 	uint64_t n = 0;
 	for (; n < k; n++) {
 		void **slot = &slots[(p + n) & q->mask];
