@@ -25,10 +25,10 @@
  * head shows CONQ__MPMC_FAA_SLACK free slots to spare; else, when the cell
  * of t is FREE(t), which proves room, a CAS of the tail without reading the
  * head; else it reads the head, fails if the queue is full, and claims with
- * a CAS), CAS the cell
- * FREE(t) -> RES(t), store the element, store FULL(t). poll: claim a
- * position h from the head (the same, mirrored: RES(h) or FULL(h) in the
- * cell proves an element; NULL if the tail is not past it), wait for FULL(h), load the element, store FREE(h + n). 3 atomic
+ * a CAS), CAS the cell FREE(t) -> RES(t), store the element, store
+ * FULL(t). poll: claim a position h from the head (the same, mirrored:
+ * RES(h) or FULL(h) in the cell proves an element; NULL if the tail is not
+ * past it), wait for FULL(h), load the element, store FREE(h + n). 3 atomic
  * read-modify-writes per element (Vyukov's queue: 2; SCQ's data queue: 8).
  *
  * An FAA can hand out a position nobody will fill (a consumer past the tail)
