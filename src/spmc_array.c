@@ -54,7 +54,7 @@ bool conq__spmc_array_offer_held(conq_spmc_array *q, conq__idx_t p, void *e)
 		 * slot before reading cidx, which would pull the line every
 		 * consumer CASes away from them. */
 		for (unsigned i = 0; i < CONQ__SPMC_CHASE_SPINS; i++) {
-			conq__cpu_relax();
+			conq__watch_gap(CONQ__SPMC_CHASE_GAP);
 			if (conq__spmc_array_slot_free(slot))
 				goto write;
 		}

@@ -364,12 +364,20 @@ static inline void conq__mpsc_array_advance(conq_mpsc_array *q, void **slot)
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 1));
 }
 
-/* Re-reads of a NULL head slot, with conq__cpu_relax, before poll() asks
- * pidx whether the queue is empty, when the previous poll() got an element. */
+/* Re-reads of a NULL head slot before poll() asks pidx whether the queue is
+ * empty, when the previous poll() got an element, and the nanoseconds of
+ * pauses before each (conq__watch_gap). */
+#ifndef CONQ__MPSC_CHASE_SPINS
 #define CONQ__MPSC_CHASE_SPINS 4
+#endif
+#ifndef CONQ__MPSC_CHASE_GAP
+#define CONQ__MPSC_CHASE_GAP 176u /* ns: 16 pauses of the Intel guest */
+#endif
 
 /* C: the head slot was NULL. While chasing the producers (the last poll got
- * an element), look at the slot a few more times before reading pidx: the
+ * an element), look at the slot a few more times, CONQ__MPSC_CHASE_GAP ns
+ * apart so that a producer fills the slot's line undisturbed between
+ * two looks (conq__watch_gap), before reading pidx: the
  * next element is likely on its way, and every read of pidx pulls the line
  * that producers CAS away from them, which slows every producer down just
  * when the consumer is waiting for them (measured: 1P1C strict spin
@@ -379,7 +387,7 @@ static inline void *conq__mpsc_array_head_miss(conq_mpsc_array *q, void **slot)
 	void *e = NULL;
 	if (q->chase) {
 		for (unsigned i = 0; i < CONQ__MPSC_CHASE_SPINS; i++) {
-			conq__cpu_relax();
+			conq__watch_gap(CONQ__MPSC_CHASE_GAP);
 			/* [M2] acquire: pairs with [M1]. */
 			e = conq__load_acquire(slot);
 			if (e != NULL)
@@ -398,7 +406,7 @@ static inline void *conq__mpsc_array_head_miss(conq_mpsc_array *q, void **slot)
  * oldest element is claimed but not yet written, waits for its producer
  * (spinning, then yielding), as JCTools' poll does; relaxed_poll never waits.
  * Right after a poll that got an element, an empty answer costs up to
- * CONQ__MPSC_CHASE_SPINS conq__cpu_relax() more (see head_miss). Acquire:
+ * CONQ__MPSC_CHASE_SPINS * CONQ__MPSC_CHASE_GAP ns more (see head_miss). Acquire:
  * see the header comment. */
 static inline void *conq_mpsc_array_poll(conq_mpsc_array *q)
 {

@@ -155,12 +155,16 @@ void conq__spmc_array_wait(void **slot);
  * or a bubble (wait, then write). In src/spmc_array.c. */
 bool conq__spmc_array_offer_held(conq_spmc_array *q, conq__idx_t p, void *e);
 
-/* How many pauses a strict offer watches a slot that still holds an element
- * before it reads cidx to tell "full" from a bubble: the consumer that frees
- * the slot may be about to, and each read of cidx costs the consumers, who
- * CAS it per element, a line transfer. */
+/* How many looks a strict offer takes at a slot that still holds an element,
+ * each after CONQ__SPMC_CHASE_GAP ns of pauses (conq__watch_gap), before it
+ * reads cidx to tell "full" from a bubble: the consumer that frees the slot
+ * may be about to, and each read of cidx costs the consumers, who CAS it per
+ * element, a line transfer. */
+#ifndef CONQ__SPMC_CHASE_GAP
+#define CONQ__SPMC_CHASE_GAP 176u /* ns: 16 pauses of the Intel guest */
+#endif
 #ifndef CONQ__SPMC_CHASE_SPINS
-#define CONQ__SPMC_CHASE_SPINS 8
+#define CONQ__SPMC_CHASE_SPINS 4
 #endif
 
 static inline void **conq__spmc_array_slots(const conq_spmc_array *q)
@@ -228,8 +232,9 @@ static inline void conq__spmc_array_publish(conq_spmc_array *q, conq__idx_t p)
  * alone). P only. Wait-free, except that it waits (spinning, then yielding)
  * when the slot to write still holds an element a consumer has claimed but
  * not yet read (JCTools' offer; relaxed_offer never waits). A false answer
- * comes after watching the slot for CONQ__SPMC_CHASE_SPINS pauses (then one
- * read of cidx). Release: see the header comment. */
+ * comes after watching the slot (CONQ__SPMC_CHASE_SPINS looks, each after
+ * CONQ__SPMC_CHASE_GAP ns of pauses; then one read of cidx). Release: see
+ * the header comment. */
 static inline bool conq_spmc_array_offer(conq_spmc_array *q, void *e)
 {
 	if (CONQ__UNLIKELY(e == NULL)) {

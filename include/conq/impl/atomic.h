@@ -67,6 +67,36 @@
 #endif
 
 /*
+ * A watch: a waiter that re-reads a slot the other side is about to write
+ * (a consumer chasing producers at an empty queue, a producer at a full
+ * one). Each look pulls the slot's line into the watcher's cache, and the
+ * writer must take it back before it writes the next element there: a
+ * watcher that looks after every pause makes every element a line transfer
+ * both ways. conq__watch_gap(ns) is the wait between two looks: about ns
+ * nanoseconds of pauses that read nothing, so that the writer fills the
+ * line undisturbed and the watcher takes several elements per transfer
+ * (docs/benchmarks.md, "The watch gap"). In time, not in pauses: a pause
+ * costs 11 ns on one of this project's guests (Intel) and 25-32 ns on the
+ * other (AMD), so libconq measures it when it is loaded (src/common.c).
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Nanoseconds that 16 conq__cpu_relax() take on this machine, measured by
+ * libconq's load-time constructor; 176 until then. Read-only afterwards. */
+extern unsigned conq__pause_ns_x16;
+#ifdef __cplusplus
+}
+#endif
+
+static inline void conq__watch_gap(unsigned ns)
+{
+	unsigned n = ns * 16u / conq__pause_ns_x16;
+	for (unsigned i = 0; i < n; i++)
+		conq__cpu_relax();
+}
+
+/*
  * CONQ__TEST_PAUSE(): a point where a thread holds a pointer into a chunk or
  * node that another thread may retire (between reading it and using it), or
  * is in the middle of a hand-over. Nothing in a normal build; in a test

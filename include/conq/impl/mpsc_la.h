@@ -239,7 +239,12 @@ static inline void conq__mpsc_la_advance(conq__mpsc_la *q, void **slot)
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 2));
 }
 
+#ifndef CONQ__MPSC_LA_CHASE_SPINS
 #define CONQ__MPSC_LA_CHASE_SPINS 4
+#endif
+#ifndef CONQ__MPSC_LA_CHASE_GAP
+#define CONQ__MPSC_LA_CHASE_GAP 176u /* ns: 16 pauses of the Intel guest */
+#endif
 
 /* C: the head slot read NULL; as conq_mpsc_array's head_miss: a few more
  * looks while chasing, then pidx tells empty from a bubble (a claim, or a
@@ -248,7 +253,7 @@ static inline void *conq__mpsc_la_head_miss(conq__mpsc_la *q, void **slot)
 {
 	if (q->chase) {
 		for (unsigned i = 0; i < CONQ__MPSC_LA_CHASE_SPINS; i++) {
-			conq__cpu_relax();
+			conq__watch_gap(CONQ__MPSC_LA_CHASE_GAP);
 			/* [ML2] acquire: pairs with [ML1] / [ML8]. */
 			void *e = conq__load_acquire(slot);
 			if (e != NULL)
