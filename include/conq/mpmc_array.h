@@ -170,7 +170,7 @@ extern "C" {
 #ifndef CONQ__MPMC_CHASE_GAP /* ns of pauses between two looks at the cell */
 #define CONQ__MPMC_CHASE_GAP 176u /* ns: 16 pauses of the Intel guest */
 #endif
-#ifndef CONQ__MPMC_CHASE /* more looks a single claim takes at an undecided cell */
+#ifndef CONQ__MPMC_CHASE /* looks a single claim takes at an undecided cell */
 #define CONQ__MPMC_CHASE 4u
 #endif
 #define CONQ__MPMC_HOLES 8u /* abandoned positions recorded at once */

@@ -406,8 +406,8 @@ static inline void *conq__mpsc_array_head_miss(conq_mpsc_array *q, void **slot)
  * oldest element is claimed but not yet written, waits for its producer
  * (spinning, then yielding), as JCTools' poll does; relaxed_poll never waits.
  * Right after a poll that got an element, an empty answer costs up to
- * CONQ__MPSC_CHASE_SPINS * CONQ__MPSC_CHASE_GAP ns more (see head_miss). Acquire:
- * see the header comment. */
+ * CONQ__MPSC_CHASE_SPINS * CONQ__MPSC_CHASE_GAP ns more (see head_miss).
+ * Acquire: see the header comment. */
 static inline void *conq_mpsc_array_poll(conq_mpsc_array *q)
 {
 	void **slot = conq__mpsc_array_head_slot(q);
