@@ -223,11 +223,13 @@ void cb_env_line(const cb_env *e, char *buf, size_t n)
 			 e->tsc_invariant ? "invariant" : "not invariant/none");
 	snprintf(buf, n,
 		 "%s%s%s, %d CPU%s online, %d allowed; %s; clocksource %s, "
-		 "clock_gettime %.0f ns; governor %s; load %.2f %.2f %.2f; "
-		 "%s %s, C11, kernel %s",
+		 "clock_gettime %.0f ns; pause %.1f ns; governor %s; "
+		 "load %.2f %.2f %.2f; %s %s, C11, kernel %s",
 		 e->cpu_model, e->hypervisor[0] ? " under " : "", e->hypervisor,
 		 e->online, e->online == 1 ? "" : "s", e->allowed, tsc,
-		 e->clocksource, e->timer_ns, e->governor, e->loadavg[0],
+		 e->clocksource, e->timer_ns,
+		 /* libconq's load-time timing, what conq__watch_gap uses */
+		 conq__pause_ns_x16 / 16.0, e->governor, e->loadavg[0],
 		 e->loadavg[1], e->loadavg[2], e->compiler, e->build, e->kernel);
 }
 
