@@ -745,9 +745,15 @@ static void *obs_main(void *arg)
 
 /* ---- the watchdog's dump ----------------------------------------------------- */
 
+static void replay_line(const struct cfg *c, const char *prefix);
+
 static void dump(struct run *r, const char *why)
 {
 	printf("     WATCHDOG %s: %s\n", r->d->name, why);
+	/* First, and flushed: a run that hangs never prints its run line, and
+	 * the queue's own calls below may wait on the stuck threads. */
+	replay_line(&r->c, "       ");
+	fflush(stdout);
 	for (unsigned i = 0; i < r->c.np; i++) {
 		struct prod *p = &r->prod[i];
 		/* relaxed (all): a diagnostic snapshot. */
@@ -785,6 +791,7 @@ static void dump(struct run *r, const char *why)
 			printf(" %" PRIu64, conq__load_relaxed(&c->next[j]));
 		printf("\n");
 	}
+	fflush(stdout); /* is_empty() may wait on a thread that is stuck */
 	printf("       queue: size() %zu, is_empty() %d\n",
 	       r->d->size_any_thread ? r->d->size(r->q) : 0,
 	       (int)r->d->is_empty(r->q));
