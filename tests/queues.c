@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "queues.h"
 
 #include <errno.h>
@@ -14,7 +15,233 @@
 #include "conq/impl/atomic.h"
 #include "conq/impl/testing.h"
 
-/* The wrappers of family `fam`: conq_<fam>_* behind `void *` signatures. */
+/* ---- the narrow-build gate ------------------------------------------------
+ *
+ * A narrow index build (CONQ_INDEX_BITS < 64, impl/layout.h) is correct only
+ * while no thread stays inside one queue call for about 2^15 index moves of
+ * the others: an index it read is then half a range old, a difference of it
+ * reads with the wrong sign, a CAS on it can succeed a whole lap late. On a
+ * 2-CPU machine running several such tests at once, a thread preempted
+ * inside a call sleeps for milliseconds, in which the others can move the
+ * indices by 2^16 (a stale pidx stored into conq_spmc_array's shared
+ * pcache, measured: 136,046 claims by the others during one claim call).
+ * So in those builds every call through this table passes a gate: each
+ * thread shows, in a line of its own, a counter that is odd while it is in
+ * a call; every TQ_GATE_EVERY calls a thread looks at the others, and once
+ * another has been in the same call for TQ_GATE_MOVES of its own index
+ * moves (elements moved, at least one per call), it waits, yielding, until
+ * that call returns. The others then move the indices by at most about
+ * (TQ_GATE_MOVES + 2 * TQ_GATE_EVERY * 64) each (64: the largest batch the
+ * tests pass), 2,048 per thread, during any one call: far below 2^15 for
+ * the tests' at most nine threads (conq-torture: 4 + 4 and its observer).
+ * A call may itself wait for another thread to begin a call (conq_mpmc_array
+ * with its abandoned-position table full waits for a poll), so the wait
+ * gives up after TQ_GATE_WAIT_NS and grants another TQ_GATE_MOVES; and a
+ * test whose callback (fill's supplier) waits for the other threads says
+ * so with tq_gate_suspend() and tq_gate_resume(). 64-bit builds: no gate (a
+ * stall would need 2^63 moves).
+ */
+#if CONQ_INDEX_BITS < 64
+#include <pthread.h>
+#include <time.h>
+
+#define TQ_GATE_SLOTS 64
+#define TQ_GATE_EVERY 8u
+#define TQ_GATE_MOVES 1024u
+#define TQ_GATE_WAIT_NS 20000000ull /* 20 ms */
+
+struct tq_gate_slot {
+	uint64_t seq; /* odd: its thread is inside a call */
+	int owner;    /* 1: held by a live thread */
+	char pad[128 - sizeof(uint64_t) - sizeof(int)];
+};
+
+static _Alignas(128) struct tq_gate_slot tq_gate[TQ_GATE_SLOTS];
+static unsigned tq_gate_hi; /* 1 + the highest slot ever held */
+static uint64_t tq_gate_waits;	 /* waits for a call (tq_gate_stats) */
+static uint64_t tq_gate_gave_up; /* of which gave up after 20 ms */
+static pthread_key_t tq_gate_key;
+static pthread_once_t tq_gate_once = PTHREAD_ONCE_INIT;
+
+struct tq_gate_self {
+	int idx; /* the thread's slot, -1 before its first call */
+	bool suspended; /* in a call, shown as out of it (tq_gate_suspend) */
+	unsigned calls;
+	uint64_t moves;
+	uint64_t seen_seq[TQ_GATE_SLOTS];   /* the other's call we saw */
+	uint64_t seen_moves[TQ_GATE_SLOTS]; /* our moves when we saw it */
+};
+
+static _Thread_local struct tq_gate_self tq_self = {.idx = -1};
+
+static void tq_gate_release(void *v)
+{
+	int idx = (int)(intptr_t)v - 1;
+	/* release: pairs with the acquire CAS of the next holder. */
+	conq__store_release(&tq_gate[idx].owner, 0);
+}
+
+static void tq_gate_init(void)
+{
+	if (pthread_key_create(&tq_gate_key, tq_gate_release) != 0)
+		abort();
+}
+
+static uint64_t tq_gate_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void tq_gate_register(void)
+{
+	pthread_once(&tq_gate_once, tq_gate_init);
+	for (int i = 0; i < TQ_GATE_SLOTS; i++) {
+		int free_ = 0;
+		/* acquire: pairs with the release of the last holder. */
+		if (conq__load_relaxed(&tq_gate[i].owner) == 0 &&
+		    conq__cas_strong_acq_rel(&tq_gate[i].owner, &free_, 1)) {
+			tq_self.idx = i;
+			unsigned hi = conq__load_relaxed(&tq_gate_hi);
+			while (hi < (unsigned)i + 1 &&
+			       !conq__cas_weak_relaxed(&tq_gate_hi, &hi,
+						       (unsigned)i + 1))
+				;
+			pthread_setspecific(tq_gate_key,
+					    (void *)(intptr_t)(i + 1));
+			return;
+		}
+	}
+	fprintf(stderr, "tests: more than %d threads at once use the queue "
+			"table\n",
+		TQ_GATE_SLOTS);
+	abort();
+}
+
+/* Wait while slot j's thread is still in its call `seq`. */
+static void tq_gate_wait(unsigned j, uint64_t seq)
+{
+	/* relaxed: a count, for tq_gate_stats(). */
+	conq__faa_relaxed(&tq_gate_waits, 1);
+	uint64_t t0 = tq_gate_ns();
+	unsigned spins = 0;
+	/* relaxed: a heuristic bound, see above; no data passes. */
+	while (conq__load_relaxed(&tq_gate[j].seq) == seq) {
+		tq_backoff(&spins);
+		if (spins % 64 == 0 && tq_gate_ns() - t0 > TQ_GATE_WAIT_NS) {
+			/* relaxed: a count, for tq_gate_stats(). */
+			conq__faa_relaxed(&tq_gate_gave_up, 1);
+			break;
+		}
+	}
+	tq_self.seen_moves[j] = tq_self.moves; /* another TQ_GATE_MOVES */
+}
+
+static void tq_gate_check(void)
+{
+	unsigned hi = conq__load_relaxed(&tq_gate_hi);
+	for (unsigned j = 0; j < hi; j++) {
+		if ((int)j == tq_self.idx)
+			continue;
+		/* relaxed: as in tq_gate_wait. */
+		uint64_t s = conq__load_relaxed(&tq_gate[j].seq);
+		if ((s & 1) == 0)
+			continue;
+		if (s != tq_self.seen_seq[j]) {
+			tq_self.seen_seq[j] = s;
+			tq_self.seen_moves[j] = tq_self.moves;
+		} else if (tq_self.moves - tq_self.seen_moves[j] >
+			   TQ_GATE_MOVES) {
+			tq_gate_wait(j, s);
+		}
+	}
+}
+
+static void tq_gate_in(void)
+{
+	if (CONQ__UNLIKELY(tq_self.idx < 0))
+		tq_gate_register();
+	if (++tq_self.calls % TQ_GATE_EVERY == 0)
+		tq_gate_check();
+	struct tq_gate_slot *g = &tq_gate[tq_self.idx];
+	/* relaxed: only this thread writes it; read by the others' checks. */
+	conq__store_relaxed(&g->seq, g->seq + 1);
+}
+
+static void tq_gate_out(uint64_t moved)
+{
+	struct tq_gate_slot *g = &tq_gate[tq_self.idx];
+	tq_self.moves += moved ? moved : 1;
+	/* relaxed: as in tq_gate_in. */
+	conq__store_relaxed(&g->seq, g->seq + 1);
+}
+
+/* The body of a wrapper: return `call`, through the gate; moved_of(r):
+ * the index moves of a call that returned r. */
+#define TQ_GATED(type, moved_of, call)                                         \
+	do {                                                                   \
+		tq_gate_in();                                                  \
+		type tq_r_ = call;                                             \
+		tq_gate_out(moved_of(tq_r_));                                  \
+		return tq_r_;                                                  \
+	} while (0)
+#else
+#define TQ_GATED(type, moved_of, call) return call
+#endif
+#define TQ_MOVED_N(r)	 ((uint64_t)(r))
+#define TQ_MOVED_PTR(r)	 ((uint64_t)((r) != NULL))
+#define TQ_MOVED_NONE(r) ((void)(r), (uint64_t)0)
+
+#if CONQ_INDEX_BITS < 64
+void tq_gate_suspend(void)
+{
+	if (tq_self.idx < 0 || tq_self.suspended)
+		return;
+	struct tq_gate_slot *g = &tq_gate[tq_self.idx];
+	/* relaxed: as in tq_gate_in. Odd: in a call, which the wait
+	 * suspends; even: not in a call (a wait before offer), nothing to
+	 * do. */
+	if (g->seq & 1) {
+		conq__store_relaxed(&g->seq, g->seq + 1);
+		tq_self.suspended = true;
+	}
+}
+
+void tq_gate_resume(void)
+{
+	if (!tq_self.suspended)
+		return;
+	tq_self.suspended = false;
+	struct tq_gate_slot *g = &tq_gate[tq_self.idx];
+	/* relaxed: as in tq_gate_in; odd again: a call the others count
+	 * anew. */
+	conq__store_relaxed(&g->seq, g->seq + 1);
+}
+
+void tq_gate_stats(uint64_t *waits, uint64_t *gave_up)
+{
+	/* relaxed: counts. */
+	*waits = conq__load_relaxed(&tq_gate_waits);
+	*gave_up = conq__load_relaxed(&tq_gate_gave_up);
+}
+#else
+void tq_gate_suspend(void)
+{
+}
+
+void tq_gate_resume(void)
+{
+}
+
+void tq_gate_stats(uint64_t *waits, uint64_t *gave_up)
+{
+	*waits = *gave_up = 0;
+}
+#endif
+
+/* The wrappers of family `fam`: conq_<fam>_* behind `void *` signatures,
+ * each through the narrow-build gate (nothing in a 64-bit build). */
 #define TQ__WRAP(fam, maxp, maxc, bounded, fifo, at, kind, args)              \
 	TQ__WRAP_##kind(fam, args)                                             \
 	static void tq_##fam##_destroy(void *q)                                \
@@ -23,35 +250,43 @@
 	}                                                                      \
 	static bool tq_##fam##_offer(void *q, void *e)                         \
 	{                                                                      \
-		return conq_##fam##_offer((conq_##fam *)q, e);                 \
+		TQ_GATED(bool, TQ_MOVED_N,                                     \
+			 conq_##fam##_offer((conq_##fam *)q, e));              \
 	}                                                                      \
 	static void *tq_##fam##_poll(void *q)                                  \
 	{                                                                      \
-		return conq_##fam##_poll((conq_##fam *)q);                     \
+		TQ_GATED(void *, TQ_MOVED_PTR,                                 \
+			 conq_##fam##_poll((conq_##fam *)q));                  \
 	}                                                                      \
 	static void *tq_##fam##_peek(void *q)                                  \
 	{                                                                      \
-		return conq_##fam##_peek((conq_##fam *)q);                     \
+		TQ_GATED(void *, TQ_MOVED_NONE,                                \
+			 conq_##fam##_peek((conq_##fam *)q));                  \
 	}                                                                      \
 	static bool tq_##fam##_relaxed_offer(void *q, void *e)                 \
 	{                                                                      \
-		return conq_##fam##_relaxed_offer((conq_##fam *)q, e);         \
+		TQ_GATED(bool, TQ_MOVED_N,                                     \
+			 conq_##fam##_relaxed_offer((conq_##fam *)q, e));      \
 	}                                                                      \
 	static void *tq_##fam##_relaxed_poll(void *q)                          \
 	{                                                                      \
-		return conq_##fam##_relaxed_poll((conq_##fam *)q);             \
+		TQ_GATED(void *, TQ_MOVED_PTR,                                 \
+			 conq_##fam##_relaxed_poll((conq_##fam *)q));          \
 	}                                                                      \
 	static void *tq_##fam##_relaxed_peek(void *q)                          \
 	{                                                                      \
-		return conq_##fam##_relaxed_peek((conq_##fam *)q);             \
+		TQ_GATED(void *, TQ_MOVED_NONE,                                \
+			 conq_##fam##_relaxed_peek((conq_##fam *)q));          \
 	}                                                                      \
 	static size_t tq_##fam##_size(void *q)                                 \
 	{                                                                      \
-		return conq_##fam##_size((conq_##fam *)q);                     \
+		TQ_GATED(size_t, TQ_MOVED_NONE,                                \
+			 conq_##fam##_size((conq_##fam *)q));                  \
 	}                                                                      \
 	static bool tq_##fam##_is_empty(void *q)                               \
 	{                                                                      \
-		return conq_##fam##_is_empty((conq_##fam *)q);                 \
+		TQ_GATED(bool, TQ_MOVED_NONE,                                  \
+			 conq_##fam##_is_empty((conq_##fam *)q));              \
 	}                                                                      \
 	static size_t tq_##fam##_capacity(void *q)                             \
 	{                                                                      \
@@ -60,26 +295,31 @@
 	static size_t tq_##fam##_drain(void *q, conq_consume_fn fn, void *ctx, \
 				       size_t limit)                           \
 	{                                                                      \
-		return conq_##fam##_drain((conq_##fam *)q, fn, ctx, limit);    \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 conq_##fam##_drain((conq_##fam *)q, fn, ctx, limit)); \
 	}                                                                      \
 	static size_t tq_##fam##_fill(void *q, conq_supply_fn fn, void *ctx,   \
 				      size_t limit)                            \
 	{                                                                      \
-		return conq_##fam##_fill((conq_##fam *)q, fn, ctx, limit);     \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 conq_##fam##_fill((conq_##fam *)q, fn, ctx, limit));  \
 	}                                                                      \
 	static size_t tq_##fam##_offer_bulk(void *q, void *const *es,          \
 					    size_t n)                          \
 	{                                                                      \
-		return conq_##fam##_offer_bulk((conq_##fam *)q, es, n);        \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 conq_##fam##_offer_bulk((conq_##fam *)q, es, n));     \
 	}                                                                      \
 	static size_t tq_##fam##_offer_burst(void *q, void *const *es,         \
 					     size_t n)                         \
 	{                                                                      \
-		return conq_##fam##_offer_burst((conq_##fam *)q, es, n);       \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 conq_##fam##_offer_burst((conq_##fam *)q, es, n));    \
 	}                                                                      \
 	static size_t tq_##fam##_poll_burst(void *q, void **out, size_t n)     \
 	{                                                                      \
-		return conq_##fam##_poll_burst((conq_##fam *)q, out, n);       \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 conq_##fam##_poll_burst((conq_##fam *)q, out, n));    \
 	}                                                                      \
 	TQ__WRAP_##at##_##kind(fam)
 

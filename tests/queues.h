@@ -188,6 +188,19 @@ static inline uint64_t tq_val(const void *e)
  * message) on a bad value; *scale stays 1.0 when neither is given. */
 bool tq_read_scale(int argc, char **argv, double *scale);
 
+/* Narrow index builds (CONQ_INDEX_BITS < 64) pass every call of the table
+ * through a gate that keeps any one call from spanning 2^15 index moves of
+ * the other threads (queues.c). A callback run inside a call (fill's
+ * supplier, drain's consumer) that waits for other threads to make
+ * progress calls tq_gate_suspend() before the wait and tq_gate_resume()
+ * after it, so that they do not wait for it in turn. No-ops in 64-bit
+ * builds. */
+void tq_gate_suspend(void);
+void tq_gate_resume(void);
+/* How often a call waited at the gate, and how many of those waits gave up
+ * (the other call still running after 20 ms). 0 in 64-bit builds. */
+void tq_gate_stats(uint64_t *waits, uint64_t *gave_up);
+
 /* Spin-wait step for a thread waiting on another: a pause hint, and a
  * sched_yield() every few spins (the machine may have fewer cores than
  * threads). *spins counts the calls. */

@@ -692,6 +692,82 @@ static void case_wrap_2p64(const struct tq_desc *d)
 	}
 }
 
+/* A long stream through a queue that never fills, then the edges. Queues
+ * keep copies of the other side's index (a limit, a hint) that a call
+ * refreshes only when the copy cannot decide, and an offer into a slot
+ * that shows itself free can decide without it; the copy must still be
+ * right when, 2^16 + 2^15 + 1234 offers later, the queue fills up (in a
+ * 16-bit index build, CONQ_INDEX_BITS, a copy never refreshed is then more
+ * than half a range old, and reads as ahead of the index: the bug this
+ * case was written for, in conq_spmc_array and conq_mpmc_array), a strict
+ * offer then fails (it must not wait), offer_bulk gets 0, and after a drain
+ * poll is NULL. With the queue holding 0, then about half its capacity,
+ * then all but one, during the stream; with strict calls, then relaxed
+ * ones (single-threaded, a relaxed call fails only at the edges). */
+static void case_long_stream(const struct tq_desc *d)
+{
+	if (!need_bounded(d))
+		return;
+	static const size_t caps[] = {1, 2, 16, 64, 4096};
+	const uint64_t stream = ((uint64_t)3 << 15) + 1234;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		for (unsigned v = 0; v < 6; v++) {
+			unsigned level = v % 3;
+			bool rx = v >= 3; /* the stream's calls relaxed */
+			check_context("%s long_stream cap=%zu level=%u%s",
+				      d->name, caps[i], level,
+				      rx ? " relaxed" : "");
+			void *q = d->create(caps[i]);
+			struct model m;
+			if (!CHECK_NOT_NULL(q) || !m_open(&m, d, q)) {
+				d->destroy(q);
+				continue;
+			}
+			uint64_t keep = level == 0   ? 0
+					: level == 1 ? m.cap / 2
+						     : m.cap - 1;
+			while (m_count(&m) < keep)
+				if (!m_offer(&m, false))
+					break;
+			uint64_t bad = 0;
+			for (uint64_t k = 0; k < stream && bad == 0; k++) {
+				/* Plain calls, no model checks per element
+				 * (a few hundred thousand of them). */
+				if (!(rx ? d->relaxed_offer : d->offer)(
+					q, tq_elem(m.next_in)))
+					bad++;
+				else
+					m.next_in++;
+				if (tq_val((rx ? d->relaxed_poll : d->poll)(
+					q)) != m.next_out)
+					bad++;
+				else
+					m.next_out++;
+			}
+			CHECK_EQ(bad, 0);
+			m_check_size(&m);
+			m_offer_until_full(&m, false);
+			CHECK_EQ(m_count(&m), m.cap);
+			m_offer(&m, false); /* full: must fail, not wait */
+			m_offer(&m, true);
+			m_offer_bulk(&m, 1);
+			m_offer_burst(&m, 2);
+			m_check_size(&m);
+			m_poll_until_empty(&m, false, true);
+			m_poll(&m, false); /* empty: NULL */
+			m_poll(&m, true);
+			m_check_size(&m);
+			/* And full once more, through bulk. */
+			m_offer_bulk(&m, (size_t)m.cap);
+			CHECK_EQ(m_count(&m), m.cap);
+			m_offer(&m, false);
+			m_drain_all(&m);
+			m_close(&m);
+			d->destroy(q);
+		}
+	}
+}
+
 /* offer_bulk: all or nothing at the edges. */
 static void case_offer_bulk(const struct tq_desc *d)
 {
@@ -910,6 +986,7 @@ static const struct tq_case cases[] = {
     {"size", case_size},
     {"random", case_random},
     {"wrap_2p64", case_wrap_2p64},
+    {"long_stream", case_long_stream},
     {"offer_bulk", case_offer_bulk},
     {"bursts", case_bursts},
     {"drain_fill", case_drain_fill},

@@ -189,7 +189,8 @@ static inline uint64_t conq__spmc_array_refresh_limit(conq_spmc_array *q,
 
 /* P: room from pidx on without re-reading cidx, refreshing if below `want`.
  * plimit may lag behind pidx (offers into free slots do not consult it): a
- * negative difference is no room. */
+ * negative difference is no room. (Narrow index builds keep it from
+ * trailing: conq__spmc_array_publish.) */
 static inline uint64_t conq__spmc_array_room(conq_spmc_array *q, conq__idx_t p,
 					     uint64_t want)
 {
@@ -225,6 +226,17 @@ static inline void conq__spmc_array_publish(conq_spmc_array *q, conq__idx_t p)
 	 * publishes the elements below p and everything the producer wrote
 	 * before. */
 	conq__store_release(&q->pidx, p);
+#if CONQ_INDEX_BITS < 64
+	/* Narrow index test builds: an offer into a free slot never reads
+	 * plimit, so plimit could fall behind pidx without bound, and once
+	 * half a range behind it would read as ahead (room that is not
+	 * there: a strict offer at a full queue would wait for a consumer
+	 * forever). Every slot below p was free when written, so
+	 * cidx + cap >= p: p is a limit, and plimit never trails pidx.
+	 * (64-bit builds: the trail cannot reach 2^63.) */
+	if (conq__idx_diff(p, q->plimit) > 0)
+		q->plimit = p;
+#endif
 }
 
 /* Offer `e`. True if enqueued; false iff the queue holds capacity()

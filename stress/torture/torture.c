@@ -371,9 +371,14 @@ static struct payload *make(struct prod *p, uint64_t seq, bool may_wait)
 		conq__store_relaxed(&p->waits,
 				    conq__load_relaxed(&p->waits) + 1);
 		conq__store_relaxed(&p->wait_for, seq + 1);
+		/* Inside fill() (the supplier), we are inside a queue call:
+		 * the narrow-build gate must not make the consumers wait
+		 * for it (tests/queues.h). */
+		tq_gate_suspend();
 		/* acquire: as above. */
 		while (conq__load_acquire(&s->taken) != prev)
 			tq_backoff(&spins);
+		tq_gate_resume();
 		conq__store_relaxed(&p->wait_for, 0);
 	}
 	s->seq = seq;
@@ -892,7 +897,56 @@ static uint64_t drain_all(struct run *r, struct cons *fc)
 	return k;
 }
 
-static void quiescent_checks(struct run *r, uint64_t *verified)
+/* The quiescent checks run on the main thread after every worker has
+ * joined, so the watchdog loop no longer watches; a queue left in a wrong
+ * state can make one of their calls wait for ever (a strict offer waiting
+ * for a consumer that is gone). A thread of their own watches them: the
+ * step they are at, and whether they finished within the stall limit. */
+struct qwatch {
+	struct run *r;
+	const char *step; /* relaxed (both sides): a label for the report */
+	int done;	  /* relaxed (both sides): the checks returned */
+};
+
+static void q_step(struct qwatch *w, const char *step)
+{
+	/* relaxed: a label, read by the watcher's report only. */
+	conq__store_relaxed(&w->step, step);
+}
+
+static void *qwatch_main(void *arg)
+{
+	struct qwatch *w = (struct qwatch *)arg;
+	struct run *r = w->r;
+	double t0 = now_s();
+	/* relaxed: a flag polled; the checks' results are read after the
+	 * join. */
+	while (!conq__load_relaxed(&w->done)) {
+		if (now_s() - t0 > g_stall) {
+			printf("     WATCHDOG %s: the quiescent checks (one "
+			       "thread, every worker joined) did not finish "
+			       "within %.0f s, at: %s; %" PRIu64
+			       " error(s) found before\n",
+			       r->d->name, g_stall,
+			       conq__load_relaxed(&w->step),
+			       conq__load_relaxed(&r->errors));
+			printf("FAIL %s %ux%u cap=%zu seed=0x%" PRIx64
+			       ": stalled in the quiescent checks\n",
+			       r->d->name, r->c.np, r->c.nc, r->c.cap,
+			       r->c.seed);
+			replay_line(&r->c, "     ");
+			g_failed++;
+			printf("%u passed, %u failed\n", g_passed, g_failed);
+			fflush(NULL);
+			_exit(1);
+		}
+		sleep_us(5000);
+	}
+	return NULL;
+}
+
+static void quiescent_checks(struct run *r, struct qwatch *w,
+			     uint64_t *verified)
 {
 	const struct tq_desc *d = r->d;
 	uint64_t produced = 0, consumed = 0;
@@ -920,8 +974,10 @@ static void quiescent_checks(struct run *r, uint64_t *verified)
 			if (r->cons[i].next[j] > fnext[j])
 				fnext[j] = r->cons[i].next[j];
 	}
+	q_step(w, "size() and is_empty() of what the consumers left");
 	size_t s = d->size(r->q);
 	bool empty = d->is_empty(r->q);
+	q_step(w, "draining what the consumers left");
 	uint64_t left = drain_all(r, &fc);
 	if (left != produced - consumed)
 		run_error(r,
@@ -946,6 +1002,8 @@ static void quiescent_checks(struct run *r, uint64_t *verified)
 				  " elements, the last received is %" PRIu64
 				  " (lost at the tail)",
 				  j, r->prod[j].seq, fnext[j] - 1);
+	q_step(w, "size(), is_empty(), poll() and peek() of the drained "
+		  "queue");
 	if (d->size(r->q) != 0 || !d->is_empty(r->q) ||
 	    d->poll(r->q) != NULL || d->peek(r->q) != NULL)
 		run_error(r, "drained queue: size() %zu, is_empty() %d, or "
@@ -957,6 +1015,8 @@ static void quiescent_checks(struct run *r, uint64_t *verified)
 	if (d->bounded && r->cap <= ((uint64_t)1 << 20)) {
 		struct prod *p = &r->prod[0];
 		uint64_t ok = 0;
+		q_step(w, "fill check: capacity() offers into the drained "
+			  "queue, then one more");
 		for (uint64_t i = 0; i < r->cap; i++) {
 			struct payload *e = make(p, p->seq, false);
 			if (e == NULL) {
@@ -986,6 +1046,7 @@ static void quiescent_checks(struct run *r, uint64_t *verified)
 		if (ok == r->cap && d->size(r->q) != r->cap)
 			run_error(r, "fill check: size() %zu when full",
 				  d->size(r->q));
+		q_step(w, "fill check: draining the full queue");
 		extra = drain_all(r, &fc);
 		if (extra != ok)
 			run_error(r,
@@ -1175,7 +1236,17 @@ static bool run_one(const struct cfg *c, uint64_t *verified_out)
 	double secs = (t_stop > t0 ? t_stop : now_s()) - t0;
 
 	uint64_t verified = 0;
-	quiescent_checks(r, &verified);
+	struct qwatch qw = {r, "start", 0};
+	pthread_t qth;
+	err = pthread_create(&qth, NULL, qwatch_main, &qw);
+	if (err) {
+		fprintf(stderr, "pthread_create: %s\n", strerror(err));
+		exit(2);
+	}
+	quiescent_checks(r, &qw, &verified);
+	/* relaxed: see qwatch_main. */
+	conq__store_relaxed(&qw.done, 1);
+	pthread_join(qth, NULL);
 
 	uint64_t ops = 0, audits = 0;
 	for (unsigned i = 0; i < c->np; i++) {
@@ -1566,6 +1637,14 @@ int main(int argc, char **argv)
 			if (total < target)
 				g_failed++;
 		}
+	}
+	if (TT_INDEX_BITS < 64) {
+		uint64_t waits, gave_up;
+		tq_gate_stats(&waits, &gave_up);
+		printf("     narrow-build gate (tests/queues.h): %" PRIu64
+		       " waits for a long call, %" PRIu64
+		       " given up after 20 ms\n",
+		       waits, gave_up);
 	}
 	printf("%u passed, %u failed\n", g_passed, g_failed);
 	return g_failed ? 1 : 0;
