@@ -261,10 +261,15 @@ size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
 		conq__sidx_t r = conq__idx_diff(q->pqlimit, p);
 		/* The final chunk does not keep pqlimit: read cidx. */
 		if (q->pchunk->final || r <= 0 || (uint64_t)r < n) {
+			/* As in conq__spsc_la_refresh: after a read that
+			 * found the queue full, a gap before the next. */
+			if (q->pfull)
+				conq__watch_gap(CONQ__SPSC_LA_FULL_GAP);
 			/* [SL3] acquire: pairs with [SL4]. */
 			conq__idx_t c = conq__load_acquire(&q->cidx);
 			q->pqlimit = conq__idx_add(c, q->max);
 			r = conq__idx_diff(q->pqlimit, p);
+			q->pfull = r <= 0;
 			if (r <= 0 || (uint64_t)r < n)
 				return 0; /* fewer than n free: full */
 		}

@@ -13,7 +13,12 @@
  * new chunk (the spare, or a fresh one), writes a private JUMP marker into
  * the free slot it kept in reserve, and goes on at slot 0 of the new chunk;
  * the consumer that reads JUMP follows the link and retires the old chunk.
- * The API, names and NULL/errno rules are conq_spsc_array's.
+ * The API, names and NULL/errno rules are conq_spsc_array's. The capacity
+ * is checked against the consumer index; an offer whose last read of it
+ * found the queue full waits CONQ__SPSC_LA_FULL_GAP ns of pauses (176)
+ * before the next read, so that a producer failing on a full queue call
+ * after call does not pull that line, which the consumer stores per
+ * element, away from it each time (impl/spsc_la.h).
  *
  * Who may call what, concurrently (P = the one producer thread, C = the one
  * consumer thread, A = any thread; handing a role to another thread needs a

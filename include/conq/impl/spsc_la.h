@@ -93,7 +93,8 @@ struct conq__spsc_la {
 	void **pslots;	     /* pchunk's slots */
 	conq__spsc_la_chunk *pchunk;
 	conq__spsc_la_chunk *pres; /* P-private chunks reserved by offer_bulk */
-	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(4) + 2 * sizeof(uint64_t) +
+	uint64_t pfull;	/* bounded: the last cidx read found the queue full */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(4) + 3 * sizeof(uint64_t) +
 				      3 * sizeof(void *));
 
 	/* Consumer-hot: written only by C. */
@@ -198,6 +199,12 @@ conq__spsc_la_refresh_final(conq__spsc_la *q, const conq__spsc_la_chunk *ch,
 	return (uint64_t)avail;
 }
 
+/* ns of pauses (conq__watch_gap) a bounded non-final chunk's producer waits
+ * before it re-reads cidx, when its last read found the queue full. */
+#ifndef CONQ__SPSC_LA_FULL_GAP
+#define CONQ__SPSC_LA_FULL_GAP 176u
+#endif
+
 /* P, slow path: the cached limit allows fewer than `want` (>= 1) offers from
  * pidx p. Returns the slots now writable in pchunk from ppos on (0: full, or
  * errno = ENOMEM when a needed chunk could not be had); may be fewer than
@@ -213,12 +220,21 @@ static CONQ__NOINLINE uint64_t conq__spsc_la_refresh(conq__spsc_la *q,
 	if (q->max != 0) {
 		conq__sidx_t r = conq__idx_diff(q->pqlimit, p);
 		if (r <= 0 || (uint64_t)r < want) {
+			/* The last read found the queue full: an offer
+			 * failing call after call must not pull cidx, which
+			 * C stores per element, away from it on every call
+			 * (issue 12's lesson, in the chunked queue that runs
+			 * full: 53 M failed offers/s took it to 0.4x
+			 * conq_spsc_array). Wait a gap first. */
+			if (q->pfull)
+				conq__watch_gap(CONQ__SPSC_LA_FULL_GAP);
 			/* [SL3] acquire: pairs with [SL4]; every index
 			 * below cidx was consumed, so cidx + max - p more
 			 * fit under the capacity. */
 			conq__idx_t c = conq__load_acquire(&q->cidx);
 			q->pqlimit = conq__idx_add(c, q->max);
 			r = conq__idx_diff(q->pqlimit, p);
+			q->pfull = r <= 0;
 			if (r <= 0)
 				return 0;
 		}
