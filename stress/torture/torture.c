@@ -823,6 +823,19 @@ static void replay_line(const struct cfg *c, const char *prefix)
 	       g_ops_arg ? " --ops=" : "", g_ops_arg ? g_ops_arg : "");
 }
 
+/* A run that stalled: its FAIL line, what replays it, the totals; then exit
+ * at once (its threads are stuck: nothing is joined or freed). */
+static void fail_stalled(const struct cfg *c, const char *where)
+{
+	printf("FAIL %s %ux%u cap=%zu seed=0x%" PRIx64 ": stalled%s\n",
+	       c->d->name, c->np, c->nc, c->cap, c->seed, where);
+	replay_line(c, "     ");
+	g_failed++;
+	printf("%u passed, %u failed\n", g_passed, g_failed);
+	fflush(NULL);
+	_exit(1);
+}
+
 /* The operation mix of a run, from its seed: a quarter of the runs use
  * offer and poll only (the fast paths), the others every operation the
  * family has, with random weights. */
@@ -930,15 +943,7 @@ static void *qwatch_main(void *arg)
 			       r->d->name, g_stall,
 			       conq__load_relaxed(&w->step),
 			       conq__load_relaxed(&r->errors));
-			printf("FAIL %s %ux%u cap=%zu seed=0x%" PRIx64
-			       ": stalled in the quiescent checks\n",
-			       r->d->name, r->c.np, r->c.nc, r->c.cap,
-			       r->c.seed);
-			replay_line(&r->c, "     ");
-			g_failed++;
-			printf("%u passed, %u failed\n", g_passed, g_failed);
-			fflush(NULL);
-			_exit(1);
+			fail_stalled(&r->c, " in the quiescent checks");
 		}
 		sleep_us(5000);
 	}
@@ -1201,14 +1206,7 @@ static bool run_one(const struct cfg *c, uint64_t *verified_out)
 				 : phase == 1 ? "stopping producers"
 					      : "stopping consumers");
 			dump(r, why);
-			printf("FAIL %s %ux%u cap=%zu seed=0x%" PRIx64
-			       ": stalled\n",
-			       d->name, c->np, c->nc, c->cap, c->seed);
-			replay_line(c, "     ");
-			g_failed++;
-			printf("%u passed, %u failed\n", g_passed, g_failed);
-			fflush(NULL);
-			_exit(1);
+			fail_stalled(c, "");
 		}
 		if (phase == 0 &&
 		    ((t - t0 >= c->duration && verified >= c->min_elements) ||
@@ -1642,8 +1640,7 @@ int main(int argc, char **argv)
 		uint64_t waits, gave_up;
 		tq_gate_stats(&waits, &gave_up);
 		printf("     narrow-build gate (tests/queues.h): %" PRIu64
-		       " waits for a long call, %" PRIu64
-		       " given up after 20 ms\n",
+		       " waits for a long call, %" PRIu64 " given up\n",
 		       waits, gave_up);
 	}
 	printf("%u passed, %u failed\n", g_passed, g_failed);
