@@ -99,7 +99,7 @@ mpsc_la:2p1c,c=2        mpsc_la.pml safety
 mpsc_node:2p1c          mpsc_node.pml safety
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then

@@ -18,9 +18,12 @@
  *    the new chunk with R - 1 offers allowed;
  *  - the consumer: reads its slot (SL2); an element is consumed and its
  *    slot cleared (B = 1, SL7); a JUMP: it reads next, moves to slot 0 of
- *    the new chunk, and retires the old one: zeroes its slots and next, then
- *    publishes it as the spare if there is none (SL10), else gives it back
- *    to the pool (free).
+ *    the new chunk, and retires the old one: clears the JUMP's slot (the
+ *    only one still set: the code clears the JUMP and its B - 1 pending
+ *    slots, here none; the model asserts the rest are free) and next, then
+ *    lets it cool: it stays C's (COLD, one of them, as cold_k = 1) until the
+ *    next retire, which goes on with it instead: publishes it as the spare
+ *    if there is none (SL10), else gives it back to the pool (free).
  *
  * Every shared access is one step (sequential consistency; the orders are
  * the litmus tests', the TSan build's and the proof's job).
@@ -41,6 +44,10 @@
  *   3  the consumer retires the old chunk before it reads next
  *   4  the producer links without keeping the reserve (JUMP overwrites
  *      whatever is in the slot: the limit allows R offers, not R - 1)
+ *   5  the consumer retires a chunk without clearing its JUMP slot
+ *   6  the cooling list, while empty, hands back the chunk just retired
+ *      and keeps it too (a chunk both spare and cooling: the double entry
+ *      of a first draft of conq__spsc_la_retire)
  */
 
 #ifndef BUG
@@ -56,6 +63,7 @@
 #define QUEUE 0
 #define POOL  1
 #define SPARE 2
+#define COLD  3
 
 byte slot[NCH * R];
 byte nxt[NCH] = NONE;
@@ -159,29 +167,52 @@ proctype producer()
 	od
 }
 
-/* C: retire chunk `old` (it read its JUMP): zero it, then to the spare if
+/* C: retire chunk `old` (it read its JUMP at slot jpos): clear that slot
+ * and next, let it cool, and hand back the one that cooled: to the spare if
  * there is none (SL10), else back to the pool (free). */
 inline retire(old)
 {
 #if BUG != 2
+	/* Every slot but the JUMP's is free already (C cleared each element
+	 * it consumed; a slot never written was zeroed). */
 	i = 0;
 	do
-	:: i < R -> atomic { assert(st[old] == QUEUE); S(old, i) = 0 }; i++
+	:: i < R -> atomic { assert(st[old] == QUEUE);
+			     assert(i == jpos || S(old, i) == 0) }; i++
 	:: else -> break
 	od;
-	atomic { assert(st[old] == QUEUE); nxt[old] = NONE };
+#if BUG != 5
+	atomic { assert(st[old] == QUEUE); S(old, jpos) = 0 };
 #endif
+	atomic { assert(st[old] == QUEUE); nxt[old] = NONE };
+	/* cool it (C-private); go on with the one that cooled */
+	x = cool;
+#if BUG == 6
+	if
+	:: x == NONE -> x = old /* and keeps it below, too */
+	:: else -> skip
+	fi;
+#endif
+	st[old] = COLD;
+	cool = old;
+	if
+	:: x == NONE -> skip
+	:: else ->
+		assert(st[x] == COLD);
+		sp = spare;
+		if
+		:: sp == NONE -> atomic { st[x] = SPARE; spare = x }
+		:: else -> st[x] = POOL
+		fi
+	fi
+#else
+	/* Bug 2: published (no cooling) before it is cleared. */
 	sp = spare;
 	if
 	:: sp == NONE -> atomic { st[old] = SPARE; spare = old }
 	:: else -> st[old] = POOL
 	fi;
-#if BUG == 2
-	i = 0;
-	do
-	:: i < R -> S(old, i) = 0; i++
-	:: else -> break
-	od;
+	S(old, jpos) = 0;
 	nxt[old] = NONE
 #endif
 }
@@ -197,7 +228,7 @@ inline follow(old)
 
 proctype consumer()
 {
-	byte cch = 0, cpos = 0, e, n, old, sp, i;
+	byte cch = 0, cpos = 0, e, n, old, sp, i, jpos, x, cool = NONE;
 	do
 	:: got == N -> break
 	:: else ->
@@ -208,6 +239,7 @@ proctype consumer()
 		if
 		:: e == JUMP ->
 			old = cch;
+			jpos = cpos;
 #if BUG == 3
 			retire(old);
 			follow(old);

@@ -5,7 +5,6 @@
  * (P), retiring one (C), offer_bulk across chunks, the test start hook.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "conq/spsc_chunked.h"
 #include "conq/spsc_growable.h"
@@ -159,6 +158,14 @@ conq__spsc_la *conq__spsc_la_create(unsigned kind, size_t chunk, size_t max,
 	q->pslots = q->cslots = conq__spsc_la_slots(ch);
 	q->pring = q->cring = ch->ring;
 	q->cbatch = ch->batch;
+	if (kind != CONQ__SPSC_LA_GROWABLE) {
+		size_t k = CONQ__SPSC_LA_COLD_BYTES / ch->bytes;
+		if (k == 0)
+			k = 1;
+		q->cold_k = (uint32_t)(k < CONQ__SPSC_LA_COLD_MAX
+					   ? k
+					   : CONQ__SPSC_LA_COLD_MAX);
+	}
 	la_reset(q, 0);
 	return q;
 }
@@ -179,6 +186,9 @@ void conq__spsc_la_destroy(conq__spsc_la *q)
 		ch = n;
 	}
 	la_chunk_free(q, q->spare);
+	for (uint32_t i = 0; i < q->cold_n; i++)
+		la_chunk_free(
+		    q, q->cold[(q->cold_head + i) % CONQ__SPSC_LA_COLD_MAX]);
 	for (ch = q->pres; ch != NULL;) {
 		conq__spsc_la_chunk *n = ch->next;
 		la_chunk_free(q, ch);
@@ -231,26 +241,55 @@ bool conq__spsc_la_link(conq__spsc_la *q)
 	return true;
 }
 
-void conq__spsc_la_retire(conq__spsc_la *q, conq__spsc_la_chunk *ch)
+void conq__spsc_la_retire(conq__spsc_la *q, conq__spsc_la_chunk *ch,
+			  uint64_t jpos, uint64_t tpos, uint64_t pending)
 {
 	if (q->kind == CONQ__SPSC_LA_GROWABLE || ch->cap != q->chunk) {
 		la_chunk_free(q, ch);
 		return;
 	}
 	/* P is done with it (it read the JUMP, [SL2] after [SL9]): zero it
-	 * for reuse. */
-	memset(conq__spsc_la_slots(ch), 0, (size_t)ch->ring * sizeof(void *));
-	conq__store_relaxed(&ch->next, (conq__spsc_la_chunk *)NULL);
-	CONQ__TEST_PAUSE(); /* zeroed, not yet handed back */
-	/* relaxed: only we store non-NULL; P only takes (stores NULL). */
-	if (conq__load_relaxed(&q->spare) == NULL) {
-		/* [SL10] release: pairs with [SL11] (P's acquire exchange):
-		 * the zeroing and our reads of the chunk happen-before P
-		 * writes into it. */
-		conq__store_release(&q->spare, ch);
-	} else {
-		la_chunk_free(q, ch);
+	 * for reuse. Every slot but the JUMP and the `pending` consumed ones
+	 * from tpos on is NULL already: each slot P wrote in this chunk held
+	 * an element below the JUMP's index, which C consumed and cleared
+	 * (batches of B) or left pending; a slot P never wrote was zeroed.
+	 * So C clears those few, not the ring (test_spsc_la checks that a
+	 * recycled chunk is all NULL). */
+	void **slots = conq__spsc_la_slots(ch);
+	for (uint64_t i = 0; i < pending; i++) {
+		slots[tpos] = NULL;
+		if (++tpos == ch->ring)
+			tpos = 0;
 	}
+	slots[jpos] = NULL;
+	conq__store_relaxed(&ch->next, (conq__spsc_la_chunk *)NULL);
+	/* Let it cool (CONQ__SPSC_LA_COLD_BYTES): queue it; once cold_k wait,
+	 * go on with the oldest instead. */
+	if (q->cold_k != 0) {
+		conq__spsc_la_chunk *oldest = NULL;
+		if (q->cold_n == q->cold_k) {
+			oldest = q->cold[q->cold_head];
+			q->cold_head =
+			    (q->cold_head + 1) % CONQ__SPSC_LA_COLD_MAX;
+			q->cold_n--;
+		}
+		q->cold[(q->cold_head + q->cold_n) % CONQ__SPSC_LA_COLD_MAX] =
+		    ch;
+		q->cold_n++;
+		if (oldest == NULL)
+			return;
+		ch = oldest;
+	}
+	/* relaxed: only we store non-NULL; P only takes (stores NULL). A
+	 * spare P takes right after this look only costs a recycle. */
+	if (conq__load_relaxed(&q->spare) != NULL) {
+		la_chunk_free(q, ch);
+		return;
+	}
+	CONQ__TEST_PAUSE(); /* zeroed, not yet handed back */
+	/* [SL10] release: pairs with [SL11] (P's acquire exchange): the
+	 * zeroing and our reads of the chunk happen-before P writes into it. */
+	conq__store_release(&q->spare, ch);
 }
 
 size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
@@ -262,14 +301,17 @@ size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
 		/* The final chunk does not keep pqlimit: read cidx. */
 		if (q->pchunk->final || r <= 0 || (uint64_t)r < n) {
 			/* As in conq__spsc_la_refresh: after a read that
-			 * found the queue full, a gap before the next. */
+			 * found the queue nearly full, a gap before the next.
+			 */
 			if (q->pfull)
-				conq__watch_gap(CONQ__SPSC_LA_FULL_GAP);
+				conq__watch_gap(CONQ__SPSC_LA_NEAR_GAP);
 			/* [SL3] acquire: pairs with [SL4]. */
 			conq__idx_t c = conq__load_acquire(&q->cidx);
 			q->pqlimit = conq__idx_add(c, q->max);
 			r = conq__idx_diff(q->pqlimit, p);
-			q->pfull = r <= 0;
+			q->pfull =
+			    r <=
+			    (conq__sidx_t)(q->max >> CONQ__SPSC_LA_NEAR_SHIFT);
 			if (r <= 0 || (uint64_t)r < n)
 				return 0; /* fewer than n free: full */
 		}

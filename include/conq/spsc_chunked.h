@@ -14,11 +14,13 @@
  * the free slot it kept in reserve, and goes on at slot 0 of the new chunk;
  * the consumer that reads JUMP follows the link and retires the old chunk.
  * The API, names and NULL/errno rules are conq_spsc_array's. The capacity
- * is checked against the consumer index; an offer whose last read of it
- * found the queue full waits CONQ__SPSC_LA_FULL_GAP ns of pauses (176)
- * before the next read, so that a producer failing on a full queue call
- * after call does not pull that line, which the consumer stores per
- * element, away from it each time (impl/spsc_la.h).
+ * is checked against the consumer index; a producer whose last read of it
+ * found the queue nearly full (at most 1/64 of the capacity free) waits
+ * CONQ__SPSC_LA_NEAR_GAP ns of pauses (1400) before the next read, so that a
+ * producer at the limit does not pull that line, which the consumer stores
+ * per element, away from it every few elements (impl/spsc_la.h). In the
+ * first lap of a chunk the producer takes the rest of the chunk without
+ * looking at its slots (a new or recycled chunk is all NULL).
  *
  * Who may call what, concurrently (P = the one producer thread, C = the one
  * consumer thread, A = any thread; handing a role to another thread needs a
@@ -40,18 +42,24 @@
  * Allocation and freeing (through the allocator given to create_with):
  *   offer, relaxed_offer, offer_bulk, offer_burst, fill may allocate (when the
  *   current chunk is full and no spare is there); poll, relaxed_poll, peek,
- *   relaxed_peek, poll_burst, drain may free (a chunk left behind, when a
- *   spare is already kept).
+ *   relaxed_peek, poll_burst, drain may free (a chunk done cooling, when
+ *   a spare is already kept).
  *   destroy frees every chunk and the queue. Allocation failure: the call
  *   returns false / 0 / a partial count with errno = ENOMEM, the elements not
  *   enqueued stay with the caller, and the queue stays usable.
  *
- * Bounded memory: the current chunk, the chunks still holding elements, and
- * one spare: a drained queue keeps its current chunk and at most one spare
- * chunk (a retired chunk goes to the spare slot if it is empty, else it is
- * freed). capacity() is exact at every moment: offer fails iff capacity()
- * elements are queued (the producer checks a cached cidx + capacity, read
- * again only when reached, apart from the chunk's own room).
+ * Bounded memory: the chunks still holding elements, the current one, one
+ * spare chunk and the cooling ones. A retired chunk first cools: the
+ * consumer keeps it (zeroed, private) until chunks of about 128 KiB in all
+ * (at least one, at most 16 chunks) were retired after it; then it becomes
+ * the spare if the spare slot is empty, else it is freed. So a drained
+ * queue keeps its current chunk, one spare and at most max(128 KiB, one
+ * chunk) of cooling chunks (CONQ__SPSC_LA_COLD_BYTES in impl/spsc_la.h says
+ * why: a chunk handed straight back made the producer fetch each of its
+ * lines from the consumer's cache). capacity() is exact at every moment:
+ * offer fails iff capacity() elements are queued (the producer checks a
+ * cached cidx + capacity, read again only when reached, apart from the
+ * chunk's own room).
  *
  * Memory safety (no thread touches a chunk after it is freed or reused):
  *  - P's last access to a chunk it leaves is the JUMP store; after it P only

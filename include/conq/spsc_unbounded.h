@@ -35,15 +35,19 @@
  * Allocation and freeing (through the allocator given to create_with):
  *   offer, relaxed_offer, offer_bulk, offer_burst, fill may allocate (when the
  *   current chunk is full and no spare is there); poll, relaxed_poll, peek,
- *   relaxed_peek, poll_burst, drain may free (a chunk left behind, when a
- *   spare is already kept).
+ *   relaxed_peek, poll_burst, drain may free (a chunk done cooling, when
+ *   a spare is already kept).
  *   destroy frees every chunk and the queue. Allocation failure: the call
  *   returns false / 0 / a partial count with errno = ENOMEM, the elements not
  *   enqueued stay with the caller, and the queue stays usable.
  *
- * Bounded memory: the chunks holding elements, plus one spare: a drained
- * queue keeps its current chunk and at most one spare chunk (a retired chunk
- * goes to the spare slot if it is empty, else it is freed).
+ * Bounded memory: the chunks holding elements, one spare chunk and the
+ * cooling ones. A retired chunk first cools: the consumer keeps it (zeroed,
+ * private) until chunks of about 128 KiB in all (at least one, at most 16
+ * chunks) were retired after it; then it becomes the spare if the spare
+ * slot is empty, else it is freed. So a drained queue keeps its current
+ * chunk, one spare and at most max(128 KiB, one chunk) of cooling chunks
+ * (CONQ__SPSC_LA_COLD_BYTES in impl/spsc_la.h says why).
  *
  * Narrow index test builds (CONQ_INDEX_BITS=16 or 32, impl/layout.h): the
  * indices count the elements, so the queue is correct only while it holds

@@ -73,6 +73,21 @@ CONQ__STATIC_ASSERT(sizeof(conq__spsc_la_chunk) % CONQ_PAD == 0,
 
 typedef struct conq__spsc_la conq__spsc_la;
 
+/* A retired chunk of chunked/unbounded becomes the spare only after chunks
+ * of at least CONQ__SPSC_LA_COLD_BYTES in all were retired after it (at
+ * most CONQ__SPSC_LA_COLD_MAX chunks wait). Why: C has just read and
+ * cleared the chunk it retires, so its lines sit modified in C's cache, and
+ * a spare handed straight back made P fetch each of them from there while C
+ * chased P: a queue that did not run full went at 0.82x conq_spsc_array
+ * (chunk 1K, max 16K; 275 vs 335 ops/us), and at 128K it never filled up.
+ * Waiting 16 chunks (128 KiB) it went at 1.2x (400). Memory: a drained
+ * queue keeps its chunk, the spare and these, at most 128 KiB or one chunk
+ * more. */
+#ifndef CONQ__SPSC_LA_COLD_BYTES
+#define CONQ__SPSC_LA_COLD_BYTES (128u * 1024u)
+#endif
+#define CONQ__SPSC_LA_COLD_MAX 16u
+
 struct conq__spsc_la {
 	/* Read-mostly: written by create, then only read. */
 	uint64_t max;	/* capacity() (bounded), 0 for unbounded */
@@ -93,7 +108,7 @@ struct conq__spsc_la {
 	void **pslots;	     /* pchunk's slots */
 	conq__spsc_la_chunk *pchunk;
 	conq__spsc_la_chunk *pres; /* P-private chunks reserved by offer_bulk */
-	uint64_t pfull;	/* bounded: the last cidx read found the queue full */
+	uint64_t pfull; /* bounded: the last cidx read found it nearly full */
 	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(4) + 3 * sizeof(uint64_t) +
 				      3 * sizeof(void *));
 
@@ -113,6 +128,14 @@ struct conq__spsc_la {
 	 * chunk here ([SL10]), P takes it when it links ([SL11]). */
 	conq__spsc_la_chunk *spare;
 	CONQ__PAD_AFTER(pad_spare, sizeof(void *));
+
+	/* C-private: retired, zeroed chunks that wait before they may become
+	 * the spare, oldest first (conq__spsc_la_retire), a ring of cold_n
+	 * from cold_head; at most cold_k (set by create) are kept. */
+	conq__spsc_la_chunk *cold[CONQ__SPSC_LA_COLD_MAX];
+	uint32_t cold_head, cold_n, cold_k;
+	CONQ__PAD_AFTER(pad_cold_list, CONQ__SPSC_LA_COLD_MAX * sizeof(void *) +
+					   3 * sizeof(uint32_t));
 };
 
 CONQ__STATIC_ASSERT(offsetof(conq__spsc_la, pidx) % CONQ_PAD == 0,
@@ -126,8 +149,10 @@ CONQ__STATIC_ASSERT(offsetof(conq__spsc_la, spare) % CONQ_PAD == 0,
 /* P: link a new chunk after pchunk (taken from pres, the spare, or the
  * allocator) and move to it; false with errno = ENOMEM, nothing changed. */
 bool conq__spsc_la_link(conq__spsc_la *q);
-/* C: the chunk C just left (it read its JUMP): to the spare, or freed. */
-void conq__spsc_la_retire(conq__spsc_la *q, conq__spsc_la_chunk *ch);
+/* C: the chunk C just left (it read its JUMP at slot jpos; the pending
+ * consumed slots from tpos on were not cleared): to the spare, or freed. */
+void conq__spsc_la_retire(conq__spsc_la *q, conq__spsc_la_chunk *ch,
+			  uint64_t jpos, uint64_t tpos, uint64_t pending);
 /* P: offer_bulk when the cached limit is short. */
 size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
 				     size_t n);
@@ -199,10 +224,24 @@ conq__spsc_la_refresh_final(conq__spsc_la *q, const conq__spsc_la_chunk *ch,
 	return (uint64_t)avail;
 }
 
-/* ns of pauses (conq__watch_gap) a bounded non-final chunk's producer waits
- * before it re-reads cidx, when its last read found the queue full. */
-#ifndef CONQ__SPSC_LA_FULL_GAP
-#define CONQ__SPSC_LA_FULL_GAP 176u
+/* The bounded queue's "nearly full": at most max >> CONQ__SPSC_LA_NEAR_SHIFT
+ * (1/64 of the capacity) free. A producer (of a non-final chunk) whose last
+ * read of cidx found it so waits CONQ__SPSC_LA_NEAR_GAP ns of pauses
+ * (conq__watch_gap) before the next read. Why: C stores cidx per element,
+ * and each read of it by P costs C a line transfer at its next store. A
+ * queue that runs full (the producer faster) was refreshed 37 times per
+ * 1,000 elements, each for a few slots, and ran at 0.45x conq_spsc_array;
+ * with the wait the consumer frees ~500 slots meanwhile, reads fall to 1 per
+ * 1,000 and it ran at 0.97x (chunk 1K, max 128K, Intel guest; the numbers
+ * in docs/benchmarks.md, "The chunked queue at its limit"). The wait only
+ * delays an offer into a queue at least 63/64 full: its element then waits
+ * behind max - max/64 others anyway. Strict offer stays exact: the wait
+ * comes before the read that decides. */
+#ifndef CONQ__SPSC_LA_NEAR_GAP
+#define CONQ__SPSC_LA_NEAR_GAP 1400u
+#endif
+#ifndef CONQ__SPSC_LA_NEAR_SHIFT
+#define CONQ__SPSC_LA_NEAR_SHIFT 6
 #endif
 
 /* P, slow path: the cached limit allows fewer than `want` (>= 1) offers from
@@ -220,29 +259,42 @@ static CONQ__NOINLINE uint64_t conq__spsc_la_refresh(conq__spsc_la *q,
 	if (q->max != 0) {
 		conq__sidx_t r = conq__idx_diff(q->pqlimit, p);
 		if (r <= 0 || (uint64_t)r < want) {
-			/* The last read found the queue full: an offer
-			 * failing call after call must not pull cidx, which
-			 * C stores per element, away from it on every call
-			 * (issue 12's lesson, in the chunked queue that runs
-			 * full: 53 M failed offers/s took it to 0.4x
-			 * conq_spsc_array). Wait a gap first. */
+			/* The last read found the queue nearly full: wait
+			 * first (CONQ__SPSC_LA_NEAR_GAP above). */
 			if (q->pfull)
-				conq__watch_gap(CONQ__SPSC_LA_FULL_GAP);
+				conq__watch_gap(CONQ__SPSC_LA_NEAR_GAP);
 			/* [SL3] acquire: pairs with [SL4]; every index
 			 * below cidx was consumed, so cidx + max - p more
 			 * fit under the capacity. */
 			conq__idx_t c = conq__load_acquire(&q->cidx);
 			q->pqlimit = conq__idx_add(c, q->max);
 			r = conq__idx_diff(q->pqlimit, p);
-			q->pfull = r <= 0;
+			q->pfull =
+			    r <=
+			    (conq__sidx_t)(q->max >> CONQ__SPSC_LA_NEAR_SHIFT);
 			if (r <= 0)
 				return 0;
 		}
 		qa = (uint64_t)r;
 	}
+	/* Keep pstart within a ring of p (so that narrow index builds never
+	 * see it half a range old): past the first lap it only has to say
+	 * "not the first lap". refresh runs at least once a lap. */
+	if ((uint64_t)conq__idx_diff(p, q->pstart) > q->pring)
+		q->pstart = conq__idx_sub(p, q->pring);
 	uint64_t a;
-	if (want > ch->look && want < ch->ring &&
-	    conq__spsc_la_cleared(q, want))
+	if ((uint64_t)conq__idx_diff(p, q->pstart) < q->pring &&
+	    q->ppos + 1 < q->pring)
+		/* The chunk's first lap: the slots from ppos to the end were
+		 * never written since the chunk was zeroed (new, or recycled
+		 * by C: [SL11]), so they are free without a look; the last
+		 * stays the reserve. Without this, the last `look` slots of
+		 * every chunk of a queue that runs full were granted one at
+		 * a time (the look wraps onto this lap's own elements):
+		 * 250 refreshes per 1,000 offers at chunk 1K. */
+		a = q->pring - 1 - q->ppos;
+	else if (want > ch->look && want < ch->ring &&
+		 conq__spsc_la_cleared(q, want))
 		a = want;
 	else if (conq__spsc_la_cleared(q, ch->look))
 		a = ch->look;
@@ -316,6 +368,7 @@ static CONQ__NOINLINE void conq__spsc_la_follow(conq__spsc_la *q)
 	 * [SL9], which P made after storing next. */
 	conq__spsc_la_chunk *n = conq__load_relaxed(&old->next);
 	CONQ__TEST_PAUSE(); /* between reading the link and retiring */
+	uint64_t jpos = q->cpos, tpos = q->tpos, pending = q->pending;
 	q->cchunk = n;
 	q->cslots = conq__spsc_la_slots(n);
 	q->cring = n->ring;
@@ -323,7 +376,7 @@ static CONQ__NOINLINE void conq__spsc_la_follow(conq__spsc_la *q)
 	q->cpos = 0;
 	q->tpos = 0;
 	q->pending = 0;
-	conq__spsc_la_retire(q, old);
+	conq__spsc_la_retire(q, old, jpos, tpos, pending);
 }
 
 /* C: the element at cidx, or NULL if P has not written it; follows a JUMP
