@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "conq/common.h"
+#include "internal.h"
 #include "conq/version.h"
 
 unsigned conq__pause_ns_x16 = 176;
@@ -50,4 +51,35 @@ size_t conq__array_round_capacity(size_t capacity)
 	while (c < capacity)
 		c <<= 1;
 	return c;
+}
+
+void conq__cold_init(conq__cold *c, size_t bytes)
+{
+	size_t k = CONQ__COLD_BYTES / bytes;
+	if (k == 0)
+		k = 1;
+	c->head = c->n = 0;
+	c->k = (uint32_t)(k < CONQ__COLD_MAX ? k : CONQ__COLD_MAX);
+}
+
+void *conq__cold_push(conq__cold *c, void *ch)
+{
+	if (c->k == 0)
+		return ch;
+	void *oldest = NULL;
+	if (c->n == c->k)
+		oldest = conq__cold_pop(c);
+	c->ch[(c->head + c->n) % CONQ__COLD_MAX] = ch;
+	c->n++;
+	return oldest;
+}
+
+void *conq__cold_pop(conq__cold *c)
+{
+	if (c->n == 0)
+		return NULL;
+	void *ch = c->ch[c->head];
+	c->head = (c->head + 1) % CONQ__COLD_MAX;
+	c->n--;
+	return ch;
 }

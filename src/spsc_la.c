@@ -158,14 +158,8 @@ conq__spsc_la *conq__spsc_la_create(unsigned kind, size_t chunk, size_t max,
 	q->pslots = q->cslots = conq__spsc_la_slots(ch);
 	q->pring = q->cring = ch->ring;
 	q->cbatch = ch->batch;
-	if (kind != CONQ__SPSC_LA_GROWABLE) {
-		size_t k = CONQ__SPSC_LA_COLD_BYTES / ch->bytes;
-		if (k == 0)
-			k = 1;
-		q->cold_k = (uint32_t)(k < CONQ__SPSC_LA_COLD_MAX
-					   ? k
-					   : CONQ__SPSC_LA_COLD_MAX);
-	}
+	if (kind != CONQ__SPSC_LA_GROWABLE)
+		conq__cold_init(&q->cold, ch->bytes);
 	la_reset(q, 0);
 	return q;
 }
@@ -186,9 +180,8 @@ void conq__spsc_la_destroy(conq__spsc_la *q)
 		ch = n;
 	}
 	la_chunk_free(q, q->spare);
-	for (uint32_t i = 0; i < q->cold_n; i++)
-		la_chunk_free(
-		    q, q->cold[(q->cold_head + i) % CONQ__SPSC_LA_COLD_MAX]);
+	while ((ch = (conq__spsc_la_chunk *)conq__cold_pop(&q->cold)) != NULL)
+		la_chunk_free(q, ch);
 	for (ch = q->pres; ch != NULL;) {
 		conq__spsc_la_chunk *n = ch->next;
 		la_chunk_free(q, ch);
@@ -263,23 +256,10 @@ void conq__spsc_la_retire(conq__spsc_la *q, conq__spsc_la_chunk *ch,
 	}
 	slots[jpos] = NULL;
 	conq__store_relaxed(&ch->next, (conq__spsc_la_chunk *)NULL);
-	/* Let it cool (CONQ__SPSC_LA_COLD_BYTES): queue it; once cold_k wait,
-	 * go on with the oldest instead. */
-	if (q->cold_k != 0) {
-		conq__spsc_la_chunk *oldest = NULL;
-		if (q->cold_n == q->cold_k) {
-			oldest = q->cold[q->cold_head];
-			q->cold_head =
-			    (q->cold_head + 1) % CONQ__SPSC_LA_COLD_MAX;
-			q->cold_n--;
-		}
-		q->cold[(q->cold_head + q->cold_n) % CONQ__SPSC_LA_COLD_MAX] =
-		    ch;
-		q->cold_n++;
-		if (oldest == NULL)
-			return;
-		ch = oldest;
-	}
+	/* Let it cool (conq__cold): go on with the one that cooled, if any. */
+	ch = (conq__spsc_la_chunk *)conq__cold_push(&q->cold, ch);
+	if (ch == NULL)
+		return;
 	/* relaxed: only we store non-NULL; P only takes (stores NULL). A
 	 * spare P takes right after this look only costs a recycle. */
 	if (conq__load_relaxed(&q->spare) != NULL) {

@@ -115,8 +115,8 @@ static void run_family(const struct tq_desc *d)
 			CHECK_EQ(in, out);
 			/* Bounded memory: the queue, its chunk, one spare,
 			 * and the chunks cooling before they may become the
-			 * spare (at most CONQ__SPSC_LA_COLD_MAX). */
-			CHECK_LE(cnt.live, 3 + CONQ__SPSC_LA_COLD_MAX);
+			 * spare (at most CONQ__COLD_MAX). */
+			CHECK_LE(cnt.live, 3 + CONQ__COLD_MAX);
 		}
 		/* Allocation failure: offer until it fails, ENOMEM (or full).
 		 */
@@ -195,7 +195,7 @@ static void run_family(const struct tq_desc *d)
 				bad += tq_val(e) != out++;
 			CHECK_EQ(bad, 0);
 			CHECK_EQ(in, out);
-			CHECK_LE(cnt.live, 3 + CONQ__SPSC_LA_COLD_MAX);
+			CHECK_LE(cnt.live, 3 + CONQ__COLD_MAX);
 		}
 		free(es);
 		d->destroy(q);

@@ -54,7 +54,7 @@
  * (at least one, at most 16 chunks) were retired after it; then it becomes
  * the spare if the spare slot is empty, else it is freed. So a drained
  * queue keeps its current chunk, one spare and at most max(128 KiB, one
- * chunk) of cooling chunks (CONQ__SPSC_LA_COLD_BYTES in impl/spsc_la.h says
+ * chunk) of cooling chunks (CONQ__COLD_BYTES in impl/layout.h says
  * why: a chunk handed straight back made the producer fetch each of its
  * lines from the consumer's cache). capacity() is exact at every moment:
  * offer fails iff capacity() elements are queued (the producer checks a

@@ -47,7 +47,7 @@
  * chunks) were retired after it; then it becomes the spare if the spare
  * slot is empty, else it is freed. So a drained queue keeps its current
  * chunk, one spare and at most max(128 KiB, one chunk) of cooling chunks
- * (CONQ__SPSC_LA_COLD_BYTES in impl/spsc_la.h says why).
+ * (CONQ__COLD_BYTES in impl/layout.h says why).
  *
  * Narrow index test builds (CONQ_INDEX_BITS=16 or 32, impl/layout.h): the
  * indices count the elements, so the queue is correct only while it holds

@@ -123,4 +123,30 @@ static inline size_t conq__indexed_size(const conq__idx_t *c,
 	return (uint64_t)n > cap ? (size_t)cap : (size_t)n;
 }
 
+/*
+ * The consumer's cooling list of the SPSC linked arrays (chunked and
+ * unbounded): retired, reset chunks wait in this C-private FIFO until
+ * chunks of about CONQ__COLD_BYTES in all were retired after them (k of
+ * them: at least 1, at most CONQ__COLD_MAX; 0 = no cooling), and only then
+ * become the spare (or are freed when one is kept). Why: C has just read
+ * and cleared the chunk it retires, so its lines sit modified in C's cache;
+ * a spare handed straight back made the producer fetch each line it writes
+ * from there, while C chased it. conq_spsc_chunked (chunk 1K, max 16K,
+ * Intel guest): 275 ops/us against conq_spsc_array's 335 at the same
+ * capacity; cooling 16 chunks (128 KiB), 380-415 (docs/benchmarks.md, "The
+ * chunked queue's regimes"). Memory: a drained queue keeps at most
+ * max(CONQ__COLD_BYTES, one chunk) more. Push and drain: src/common.c.
+ * Tried in the MPSC linked arrays too, where it changed nothing (1P1C,
+ * chunk 1K, 45.7 -> 46.0 ops/us, bench-ab -n 3): their cost is the claim.
+ */
+#ifndef CONQ__COLD_BYTES
+#define CONQ__COLD_BYTES (128u * 1024u)
+#endif
+#define CONQ__COLD_MAX 16u
+
+typedef struct conq__cold {
+	void *ch[CONQ__COLD_MAX]; /* a ring of n from head, oldest first */
+	uint32_t head, n, k;
+} conq__cold;
+
 #endif /* CONQ_IMPL_LAYOUT_H */

@@ -73,21 +73,6 @@ CONQ__STATIC_ASSERT(sizeof(conq__spsc_la_chunk) % CONQ_PAD == 0,
 
 typedef struct conq__spsc_la conq__spsc_la;
 
-/* A retired chunk of chunked/unbounded becomes the spare only after chunks
- * of at least CONQ__SPSC_LA_COLD_BYTES in all were retired after it (at
- * most CONQ__SPSC_LA_COLD_MAX chunks wait). Why: C has just read and
- * cleared the chunk it retires, so its lines sit modified in C's cache, and
- * a spare handed straight back made P fetch each of them from there while C
- * chased P: a queue that did not run full went at 0.82x conq_spsc_array
- * (chunk 1K, max 16K; 275 vs 335 ops/us), and at 128K it never filled up.
- * Waiting 16 chunks (128 KiB) it went at 1.2x (400). Memory: a drained
- * queue keeps its chunk, the spare and these, at most 128 KiB or one chunk
- * more. */
-#ifndef CONQ__SPSC_LA_COLD_BYTES
-#define CONQ__SPSC_LA_COLD_BYTES (128u * 1024u)
-#endif
-#define CONQ__SPSC_LA_COLD_MAX 16u
-
 struct conq__spsc_la {
 	/* Read-mostly: written by create, then only read. */
 	uint64_t max;	/* capacity() (bounded), 0 for unbounded */
@@ -129,13 +114,10 @@ struct conq__spsc_la {
 	conq__spsc_la_chunk *spare;
 	CONQ__PAD_AFTER(pad_spare, sizeof(void *));
 
-	/* C-private: retired, zeroed chunks that wait before they may become
-	 * the spare, oldest first (conq__spsc_la_retire), a ring of cold_n
-	 * from cold_head; at most cold_k (set by create) are kept. */
-	conq__spsc_la_chunk *cold[CONQ__SPSC_LA_COLD_MAX];
-	uint32_t cold_head, cold_n, cold_k;
-	CONQ__PAD_AFTER(pad_cold_list, CONQ__SPSC_LA_COLD_MAX * sizeof(void *) +
-					   3 * sizeof(uint32_t));
+	/* C-private: retired, zeroed chunks cooling before they may become
+	 * the spare (conq__cold, impl/layout.h; chunked and unbounded). */
+	conq__cold cold;
+	CONQ__PAD_AFTER(pad_cold_list, sizeof(conq__cold));
 };
 
 CONQ__STATIC_ASSERT(offsetof(conq__spsc_la, pidx) % CONQ_PAD == 0,
