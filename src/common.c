@@ -4,8 +4,8 @@
 #include <time.h>
 
 #include "conq/common.h"
-#include "internal.h"
 #include "conq/version.h"
+#include "internal.h"
 
 unsigned conq__pause_ns_x16 = 176;
 

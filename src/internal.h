@@ -42,17 +42,17 @@ size_t conq__array_prepare(void *mem, size_t capacity, size_t bytes,
  * but unwritten slot): CONQ__WAIT_SPINS pause hints, then sched_yield() on
  * every later round, so that on an oversubscribed machine the preempted
  * thread we wait for gets the CPU. *spins counts the rounds. */
+#define CONQ__WAIT_SPINS 1000u
+void conq__wait_backoff(unsigned *spins);
+
 /* The cooling list (conq__cold, impl/layout.h). init: k for chunks of
- * `bytes` (a zeroed list, never initialised, has k = 0: no cooling). push: take
- * ch (retired and reset); returns the chunk to hand back now (ch itself when k
- * == 0, the oldest once k wait), or NULL. pop: the oldest, or NULL when empty
- * (destroy). C only. */
+ * `bytes` (a zeroed list, never initialised, has k = 0: no cooling). push:
+ * take ch (retired and reset); returns the chunk to hand back now (ch itself
+ * when k == 0, the oldest once k wait), or NULL. pop: the oldest, or NULL
+ * when empty (destroy). C only. */
 void conq__cold_init(conq__cold *c, size_t bytes);
 void *conq__cold_push(conq__cold *c, void *ch);
 void *conq__cold_pop(conq__cold *c);
-
-#define CONQ__WAIT_SPINS 1000u
-void conq__wait_backoff(unsigned *spins);
 
 /*
  * The public cold paths every array family shares, written once around the

@@ -214,8 +214,9 @@ conq__spsc_la_refresh_final(conq__spsc_la *q, const conq__spsc_la_chunk *ch,
  * queue that runs full (the producer faster) was refreshed 37 times per
  * 1,000 elements, each for a few slots, and ran at 0.45x conq_spsc_array;
  * with the wait the consumer frees ~500 slots meanwhile, reads fall to 1 per
- * 1,000 and it ran at 0.97x (chunk 1K, max 128K, Intel guest; the numbers
- * in docs/benchmarks.md, "The chunked queue at its limit"). The wait only
+ * 1,000 and it ran at 0.97x (chunk 1K, max 128K, Intel guest,
+ * scripts/spsc-la-regimes.c; docs/benchmarks.md, "The chunked queue's
+ * regimes"). The wait only
  * delays an offer into a queue at least 63/64 full: its element then waits
  * behind max - max/64 others anyway. Strict offer stays exact: the wait
  * comes before the read that decides. */
