@@ -12,6 +12,7 @@ void conq_mpsc_intrusive_init(conq_mpsc_intrusive *q)
 	q->pops = 0;
 	q->wlast = NULL;
 	q->wmark = 0;
+	q->chase = 0;
 }
 
 conq_mpsc_intrusive *conq_mpsc_intrusive_create(void)
@@ -40,4 +41,20 @@ conq__mpsc_intrusive_wait(conq_mpsc_intrusive_node *const *link)
 			return n;
 		conq__wait_backoff(&spins);
 	}
+}
+
+conq_mpsc_intrusive_node *
+conq__mpsc_intrusive_chase(conq_mpsc_intrusive *q,
+			   conq_mpsc_intrusive_node *const *link,
+			   unsigned looks)
+{
+	for (unsigned i = 0; i < looks; i++) {
+		conq__watch_gap(CONQ__MPSC_INTRUSIVE_CHASE_GAP);
+		/* [MI3] acquire: pairs with [MI2]. */
+		conq_mpsc_intrusive_node *n = conq__load_acquire(link);
+		if (n != NULL)
+			return n;
+	}
+	q->chase = 0;
+	return NULL;
 }

@@ -18,7 +18,10 @@
  *    the consumer clears head.next, then CASes tail from node back to &head.
  *    Success: the queue is empty and node is ours. Failure: a producer has
  *    exchanged tail away from node and will link node->next; wait for the
- *    link (strict) and move head.next on to it.
+ *    link (strict) and move head.next on to it. A strict pop behind a
+ *    stream first watches a NULL link for a while (the chase, below), so
+ *    that a consumer keeping up with the producers does not CAS the line
+ *    they exchange on every element.
  *
  * Who may call what, concurrently (P = any number of producer threads, C =
  * the one consumer thread, A = any thread). At most one thread acts as C at
@@ -96,8 +99,9 @@ struct __attribute__((aligned(CONQ_PAD))) conq_mpsc_intrusive {
 	uint64_t pops;			 /* nodes popped; C only */
 	conq_mpsc_intrusive_node *wlast; /* size(): the last node it walked */
 	uint64_t wmark;			 /* pops when wlast is popped */
+	uint64_t chase; /* CONQ__MPSC_INTRUSIVE_GOT | _STREAM; C only */
 	CONQ__PAD_AFTER(pad_cons, sizeof(conq_mpsc_intrusive_node) +
-				      2 * sizeof(uint64_t) + sizeof(void *));
+				      3 * sizeof(uint64_t) + sizeof(void *));
 };
 
 CONQ__STATIC_ASSERT(offsetof(conq_mpsc_intrusive, head) % CONQ_PAD == 0,
@@ -120,6 +124,39 @@ void conq_mpsc_intrusive_destroy(conq_mpsc_intrusive *q);
  * src/mpsc_intrusive.c. */
 conq_mpsc_intrusive_node *
 conq__mpsc_intrusive_wait(conq_mpsc_intrusive_node *const *link);
+
+/* The chase: looks at an empty queue and at a last node (below), and the
+ * nanoseconds of pauses before each look (conq__watch_gap). */
+#ifndef CONQ__MPSC_INTRUSIVE_CHASE_SPINS
+#define CONQ__MPSC_INTRUSIVE_CHASE_SPINS 4
+#endif
+#ifndef CONQ__MPSC_INTRUSIVE_LAST_SPINS
+#define CONQ__MPSC_INTRUSIVE_LAST_SPINS 1
+#endif
+#ifndef CONQ__MPSC_INTRUSIVE_CHASE_GAP
+#define CONQ__MPSC_INTRUSIVE_CHASE_GAP 176u /* ns: 16 pauses, Intel guest */
+#endif
+
+/* q->chase, C only: what the strict pops before this one saw. */
+#define CONQ__MPSC_INTRUSIVE_GOT 1u    /* the last strict pop got a node */
+#define CONQ__MPSC_INTRUSIVE_STREAM 2u /* ... and found its successor linked */
+
+/* C, cold: the chase. A strict pop found a NULL link: head.next (the queue
+ * looks empty) right after a strict pop that got a node (GOT), or
+ * node->next (node looks like the last) right after one that found its
+ * node's successor already linked (STREAM: the consumer is behind a
+ * stream). Before it reads tail, and for a last node before it CASes tail,
+ * it looks at the link `looks` more times, CONQ__MPSC_INTRUSIVE_CHASE_GAP ns
+ * apart: the next push is likely on its way, and every read or CAS of tail
+ * pulls away the line that each producer exchanges, a line transfer each way
+ * per element (each pop of a last node CASes it) just when the consumer
+ * waits for them. The wait comes before the read that decides: pop's
+ * contract is unchanged. Returns the link, or NULL if it stayed NULL (and
+ * then clears q->chase). In src/mpsc_intrusive.c. */
+conq_mpsc_intrusive_node *
+conq__mpsc_intrusive_chase(conq_mpsc_intrusive *q,
+			   conq_mpsc_intrusive_node *const *link,
+			   unsigned looks);
 
 /* Push the chain first -> ... -> last (linked through next by the caller;
  * last->next is overwritten) with one exchange: the nodes stay contiguous.
@@ -163,24 +200,39 @@ conq__mpsc_intrusive_first(conq_mpsc_intrusive *q, bool wait)
 {
 	/* [MI3] acquire: pairs with [MI2] (the link into head.next). */
 	conq_mpsc_intrusive_node *node = conq__load_acquire(&q->head.next);
-	/* [MI4] acquire: pairs with [MI1]. tail == &head: nothing pushed and
-	 * not popped, empty. Else a producer exchanged with prev == &head
-	 * and will link head.next. */
-	if (CONQ__UNLIKELY(node == NULL) && wait &&
-	    conq__load_acquire(&q->tail) != &q->head)
-		node = conq__mpsc_intrusive_wait(&q->head.next);
+	if (CONQ__UNLIKELY(node == NULL) && wait) {
+		if (q->chase != 0) {
+			node = conq__mpsc_intrusive_chase(
+			    q, &q->head.next, CONQ__MPSC_INTRUSIVE_CHASE_SPINS);
+			if (node != NULL)
+				return node;
+		}
+		/* [MI4] acquire: pairs with [MI1]. tail == &head: nothing
+		 * pushed and not popped, empty. Else a producer exchanged
+		 * with prev == &head and will link head.next. */
+		if (conq__load_acquire(&q->tail) != &q->head)
+			node = conq__mpsc_intrusive_wait(&q->head.next);
+	}
 	return node;
 }
 
 /* C: take `node` (== head.next) off the queue. Returns false (and leaves the
  * queue as it was) only if !wait and node's successor is exchanged but not
- * yet linked. */
+ * yet linked. A strict take (wait) sets q->chase. */
 static inline bool conq__mpsc_intrusive_take(conq_mpsc_intrusive *q,
 					     conq_mpsc_intrusive_node *node,
 					     bool wait)
 {
 	/* [MI3] acquire: pairs with [MI2] (the link into node->next). */
 	conq_mpsc_intrusive_node *next = conq__load_acquire(&node->next);
+	if (CONQ__UNLIKELY(next == NULL) && wait &&
+	    (q->chase & CONQ__MPSC_INTRUSIVE_STREAM))
+		next = conq__mpsc_intrusive_chase(
+		    q, &node->next, CONQ__MPSC_INTRUSIVE_LAST_SPINS);
+	if (wait)
+		q->chase = next != NULL ? CONQ__MPSC_INTRUSIVE_GOT |
+					      CONQ__MPSC_INTRUSIVE_STREAM
+					: CONQ__MPSC_INTRUSIVE_GOT;
 	if (CONQ__UNLIKELY(next == NULL)) {
 		/* node may be the last. relaxed: head.next is ours while
 		 * tail != &head; ordered before the link of the producer that
@@ -217,7 +269,11 @@ static inline bool conq__mpsc_intrusive_take(conq_mpsc_intrusive *q,
 
 /* Pop the oldest node, or NULL iff the queue is empty. The node is the
  * caller's at once (no producer touches it again). C only. Blocking on a
- * bubble (see the table). Acquire: see the header comment. */
+ * bubble (see the table). Acquire: see the header comment. The chase (see
+ * conq__mpsc_intrusive_chase): right after a pop that got a node, an empty
+ * answer costs up to CONQ__MPSC_INTRUSIVE_CHASE_SPINS x _GAP ns (704) more,
+ * and right after one that found its successor linked, the pop of a last
+ * node up to CONQ__MPSC_INTRUSIVE_LAST_SPINS x _GAP (176) more. */
 static inline conq_mpsc_intrusive_node *
 conq_mpsc_intrusive_pop(conq_mpsc_intrusive *q)
 {
