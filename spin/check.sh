@@ -89,11 +89,14 @@ CONFIGS="
 spsc:1p1c               spsc.pml safety,progress
 mpsc:2p1c               mpsc.pml safety,progress
 spmc:1p2c               spmc.pml safety
-mpmc:2p2c,k=1,claims=3  mpmc.pml safety          -DNP=2_-DNC=2_-DK=1_-DCLAIMS=3
-mpmc:2p1c,k=2,claims=4  mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DCLAIMS=4
-mpmc:2p1c,k=1,claims=3  mpmc.pml progress        -DNP=2_-DNC=1_-DK=1_-DCLAIMS=3
-mpmc:1p2c,k=2,claims=4  mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DCLAIMS=4
-mpmc:3p1c,cap=1,holes=0 mpmc.pml safety          -DNP=3_-DNC=1_-DK=1_-DCLAIMS=3_-DCAP=1_-DHOLES=0_-DEVIDENCE=0
+mpmc:2p1c               mpmc.pml safety          -DNP=2_-DNC=1
+mpmc:2p2c,per=1         mpmc.pml safety          -DNP=2_-DNC=2_-DPER=1_-DSTART=15
+mpmc:2p2c,cap=1,per=1   mpmc.pml safety          -DNP=2_-DNC=2_-DPER=1_-DCAP=1_-DSTART=15
+mpmc:2p1c,k=2,fill      mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DKC=2_-DFILL=1
+mpmc:1p2c,k=2,fill      mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DKC=2_-DFILL=1
+mpmc:2p1c,fill          mpmc.pml safety          -DNP=2_-DNC=1_-DFILL=1
+mpmc:2p1c,cap=1,fill    mpmc.pml safety          -DNP=2_-DNC=1_-DCAP=1_-DFILL=1
+mpmc:1p2c,cap=1,fill    mpmc.pml safety          -DNP=1_-DNC=2_-DCAP=1_-DFILL=1
 spsc_la:1p1c,r=3        spsc_la.pml safety
 mpsc_la:2p1c,c=2        mpsc_la.pml safety
 mpsc_node:2p1c          mpsc_node.pml safety
@@ -124,8 +127,9 @@ else
 			case $model in
 			mpmc.pml)
 				case $b in
-				6) defs="$defs -DNP=1 -DNC=2 -DK=2 -DCLAIMS=4" ;;
-				*) defs="$defs -DNP=2 -DNC=1 -DK=2 -DCLAIMS=4" ;;
+				4) defs="$defs -DNP=2 -DNC=1 -DK=2" ;;
+				5 | 7) defs="$defs -DNP=2 -DNC=1 -DFILL=1" ;;
+				*) defs="$defs -DNP=2 -DNC=1" ;;
 				esac ;;
 			esac
 			search "${model%.pml}:bug$b" "$model" safety "$defs"

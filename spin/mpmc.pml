@@ -1,691 +1,467 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * spin/mpmc.pml - the cell protocol of conq_mpmc_array
- * (include/conq/mpmc_array.h; docs/memory-model.md, conq_mpmc_array), in
- * Promela, for an exhaustive search by Spin.
+ * spin/mpmc.pml - the cell and counter protocol of conq_mpmc_array
+ * (include/conq/mpmc_array.h, src/mpmc_array.c; docs/memory-model.md,
+ * conq_mpmc_array), in Promela, for an exhaustive search by Spin.
  *
- * What is modelled, as the header implements offer() and poll():
- *  - CAP = 2 cells (or 1) of {seq, elem}; position p lives in cell
- *    p & (CAP - 1)
- *    (the header's remap is a bijection of the cells, left out); seq is
- *    lap(p) | state, lap(p) = (p & ~(CAP - 1)) << 2, states FREE, RES, FULL;
- *  - positions (tail, head and the hints headc, tailc) of IB = 4 bits and
- *    seq of IB + 2 bits, both wrapping, compared through signed
- *    differences, starting near the wrap;
- *  - offer: claim_put (an FAA of the tail when the hint headc shows
- *    room to spare, SLACK more than needed: 0 here, the most FAAs and so
- *    the most overshoots, where the library has 8 and a capacity of 2
- *    would never take the FAA path; else read the head (Q6), refresh
- *    headc, fail if full, CAS the tail (Q1)); reserve (Q2 load of seq;
- *    FREE(t): CAS to RES(t) (Q3); a later lap: the position was closed,
- *    claim another; an earlier lap: if the head is not past t - CAP (Q6),
- *    abandon t, else wait for the lap's consumer); publish (elem (Q4), then
- *    FULL(t) (Q5));
- *  - abandon (the queue was full): hand t back with a CAS of the tail
- *    t + 1 -> t (Q1); else record t in the abandoned-position table, HOLES
- *    = 1 entry here (the header has 8; HOLES = 0: a table always full):
- *    CAS EMPTY -> BUSY (Q15), pos
- *    (relaxed), count + 1 (Q19), READY (Q16); else, if the head is now past
- *    t - CAP (Q6), go back to waiting for the cell; else wait (the table is
- *    full) until one of those can change, and try again;
- *  - the claims at the edge look at the cell first (issue 12): a producer
- *    whose cell is FREE(t) (Q20) CASes the tail t -> t + 1 without reading
- *    the head, a consumer whose cell is RES(h) or FULL(h) (Q21) CASes the
- *    head without reading the tail; a lost CAS, or a cell that does not
- *    decide, goes on as below (the header also watches an undecided cell
- *    for a few pauses: more looks, the same steps). -DEVIDENCE=0 leaves
- *    them out: the 3x1 search of the table-full wait (capacity 1, no
- *    table entry), which with them grows from 13 to 45 million states,
- *    runs without; the other four searches have them;
- *  - poll: claim_take (FAA of the head when the hint tailc shows elements,
- *    else read the tail (Q11), refresh tailc, NULL if empty, CAS the head
- *    (Q7)); take (Q8 load; FULL(h): read elem, then FREE(h + CAP) (Q9);
- *    FREE(h): close it, CAS FREE(h) -> FREE(h + CAP) (Q10), only if the
- *    tail is at or below h (Q11: no producer holds h) or h is in the table
- *    (count (Q19), state (Q17), pos), then empty the entry (Q18, Q19);
- *    otherwise, and at RES or an earlier lap, wait. The header re-checks
- *    on the first look and on each yielding round; the model re-checks
- *    whenever the cell, the tail or the table has changed, which covers
- *    every such moment. No catch-up of the tail: consumers write only the
- *    head, the cells and the table.
- *
- * Bounds: NP producers offer K elements each, NC consumers poll until all
- * are delivered; at most CLAIMS positions are claimed per side (a given-up
- * position makes its producer claim another, and the bound also keeps any
- * stale position within the signed range of 4 bits). A thread that finds
- * the budget spent stops between operations; a producer waiting for a
- * consumer to empty the table stops when the consumers' budget is spent.
+ * What is modelled, as the header implements it:
+ *  - CAP cells; position p lives in cell p % CAP, whose state is the
+ *    position it is for (cpos) and a FULL bit: FREE(p) is (p, 0), FULL(p)
+ *    (p, 1), and the consumer of p releases it to FREE(p + CAP). Positions
+ *    and the counters tail and head are IB = 4 bits wide (they wrap every
+ *    16), compared through their difference read as signed, starting near
+ *    the wrap;
+ *  - offer (NP producers, PER elements each): read the tail t [Q1]; the
+ *    cell of t FREE(t) [Q2]: claim t with a CAS of the tail [Q1], write
+ *    the element, store FULL [Q4]. The cell of a later position (t stale):
+ *    read the tail again. An earlier lap: look once more (the watch), then
+ *    read the head [Q8]: t - head >= CAP is full (offer false, tried again
+ *    later), else wait for the cell to change or the tail to move;
+ *  - with K > 1, the producers offer in batches of K (offer_bulk): FREE in
+ *    the cell of the K-th position is room for K; else the head decides;
+ *    claim K with one CAS, then wait for each cell to be FREE and publish;
+ *  - with FILL, each producer ends with a fill of up to K positions: claim
+ *    as many as the last cell or the head allow, publish a first j of them
+ *    (any j: the supplier may stop anywhere), and give the rest back: a
+ *    CAS of the tail back down [Q12] if no producer claimed after them,
+ *    else tombstones (FULL with no element). The elements the supplier did
+ *    not give never exist;
+ *  - poll (NC consumers): read the head h [Q7]; claim the consecutive FULL
+ *    cells from h, up to KC (poll_burst; 1: poll) [Q5], with one CAS of
+ *    the head; take each (a tombstone is passed) and release the cell to
+ *    FREE(p + CAP) [Q6]. No FULL cell at h: a later lap is a stale h; else
+ *    look once more, then read the tail [Q10]: at or below h is empty (poll
+ *    NULL); else wait for the cell to change, the head to move off h or the
+ *    tail to come back down to h (a hand-back), and look again.
  *
  * Spin explores every interleaving under sequential consistency (each
  * shared access one step); memory orders are the litmus tests' and TSan's
- * job (the pairs [Q1]..[Q19] of docs/memory-model.md).
+ * job (mm.Q1 .. mm.Q12 in conq-stress).
  *
- * Safety (assert):
- *  - every element is delivered at most once and from the position it was
- *    published at (no stale or overwritten cell); per consumer each
- *    producer's elements arrive in order; a producer publishes only into
- *    the cell it reserved;
- *  - the guarantee of the new protocol: a poll returns NULL (the tail not
- *    past the head) only when no producer holds a claimed, unpublished
- *    position below the tail, except one that a poll still in progress has
- *    claimed (it waits for it) and one its producer has given up
- *    (abandoned, handed back) or lost to a close that came first (its
- *    consumer saw the tail at or below it before the producer claimed it);
- *  - a consumer that reads the tail at or below its position h finds no
- *    producer holding h (so the close it then makes takes a position from
- *    nobody);
- *  - a claimed position's cell is moved past its lap only by its consumer
- *    (take never finds it later than FULL);
- *  - poll's "empty" holds: every reserved or full cell is below the head;
- *  - when every thread has finished within the bounds, every element was
- *    delivered; no deadlock (invalid end state: a consumer waiting for a
- *    position nobody holds, a producer waiting for a table nobody empties).
- * Progress (spin -l, weak fairness): `progress` marks a delivered element.
+ * Safety (assert): every element is delivered exactly once, from the
+ * position it was published at, in increasing position order per consumer
+ * and in order per producer; a producer writes only a FREE cell of its own
+ * position; offer is false only when the queue was full at the moment its
+ * t was read from the tail (tail - head >= CAP then: claimed positions not
+ * handed back, less claimed polls); poll is NULL only when the tail was
+ * not past the head at its deciding read. The search ends when the
+ * producers are done and every element they published has been delivered:
+ * a lost element or a thread stuck for good shows as an invalid end state.
  *
  * Planted bugs (-DBUG=n, each must make the check fail; spin/check.sh):
- *   1  take frees the cell (Q9) before reading the element
- *   2  close stores FREE(h + CAP) without the CAS (ignores a reserve)
- *   3  reserve treats a closed cell (a later lap) as free
- *   4  the old rule: a consumer closes a position a producer holds after a
- *      bounded wait (at any time, here)
- *   5  the old give-up: a producer that finds the queue full drops its
- *      position without handing it back or recording it
- *   6  a consumer claims on the evidence of the cell (RES or FULL) with a
- *      load and a store of the head instead of the CAS (Q21)
- *   7  a producer that claimed t on the evidence of FREE(t) (Q20) takes
- *      the cell with a store instead of reserve's CAS (a consumer past the
- *      tail may have closed t in between)
+ *   1  offer decides "full" on a cell of an earlier lap without reading
+ *      the head (Vyukov's inexact offer: the cell may be being released)
+ *   2  poll decides "empty" on a FREE cell without reading the tail (a
+ *      producer may have claimed the position and not published yet)
+ *   3  poll claims on the tail's word (tail past h) and takes the element
+ *      without waiting for FULL
+ *   4  a batch claimed on the head's word is written without waiting for
+ *      each cell to be FREE (a poll may still be releasing it)
+ *   5  fill hands positions back with a plain store of the tail instead of
+ *      a CAS (a producer that claimed after them is lost)
+ *   6  poll releases the cell to FREE(p) instead of FREE(p + CAP)
+ *   7  a poll waiting for a producer does not re-read the tail (it waits
+ *      for good at a position fill handed back)
  */
 
 #ifndef BUG
 #define BUG 0
 #endif
 
-#define IB     4
-#define PMOD   16
-#define PHALF  8
-#define SMOD   64             /* 2^(IB + 2) */
-#define SHALF  32
+#define IB    4
+#define IMOD  16              /* 2^IB */
+#define IHALF 8
 #ifndef CAP
-#define CAP    2              /* capacity: 2, or 1 */
+#define CAP   2
 #endif
-#define MASK   (CAP - 1)
 #ifndef NP
-#define NP     2              /* producers */
+#define NP    2               /* producers */
 #endif
 #ifndef NC
-#define NC     2              /* consumers */
+#define NC    1               /* consumers */
+#endif
+#ifndef PER
+#define PER   2               /* elements per producer (single or bulk) */
 #endif
 #ifndef K
-#define K      1              /* elements per producer */
+#define K     1               /* producers' batch (offer_bulk, fill) */
 #endif
-#ifndef CLAIMS
-#define CLAIMS 4              /* positions claimed per side, at most */
+#ifndef KC
+#define KC    1               /* consumers' batch (poll_burst) */
 #endif
-#define START  14             /* the wrap comes after 2 positions */
-#ifndef HOLES
-#define HOLES  1              /* table entries: 1 (0: always full) */
+#ifndef FILL
+#define FILL  0
 #endif
-#ifndef SLACK
-#define SLACK  0              /* CONQ__MPMC_FAA_SLACK: 0, the most FAAs */
+#ifndef START
+#define START 14              /* the wrap comes after 2 */
 #endif
-#ifndef EVIDENCE
-#define EVIDENCE 1            /* the claims on the cell's evidence (Q20, Q21) */
+#define NV    (NP * (PER + K) + 1)
+
+#define DIFF(a, b) ((((a) - (b) + IMOD) % IMOD) >= IHALF -> \
+		    (((a) - (b) + IMOD) % IMOD) - IMOD : (((a) - (b) + IMOD) % IMOD))
+#define WRAP(x) (((x) + IMOD) % IMOD)
+#define CELL(p) ((p) % CAP)
+
+byte tail = START, head = START;
+byte cpos[CAP];
+bit cfull[CAP];
+byte celem[CAP];
+/* Ghosts: elements published; delivered; the position of each element;
+ * producers done. */
+byte g_pub = 0, delivered = 0, pdone = 0;
+byte pos_of[NV];
+bit seen[NV];
+byte lastv[NC * NP];     /* per consumer, its last element of each producer */
+
+/* Publish v (0: a tombstone) at position t, claimed by the caller. */
+inline publish(t, v)
+{
+	atomic {
+		assert(cpos[CELL(t)] == t && !cfull[CELL(t)]);
+		celem[CELL(t)] = v;
+		if
+		:: v != 0 -> pos_of[v] = t
+		:: else -> skip
+		fi
+	}
+	atomic {                                    /* Q4 */
+		cfull[CELL(t)] = 1;
+		if
+		:: v != 0 -> g_pub++
+		:: else -> skip
+		fi
+	}
+}
+
+/* Wait until the cell of p is FREE(p) (a poll releasing it). */
+inline wait_free(p)
+{
+#if BUG == 4
+	skip
+#else
+	atomic { cpos[CELL(p)] == p && !cfull[CELL(p)] }     /* Q2 */
 #endif
+}
 
-#define FREE 0
-#define RES  1
-#define FULL 2
-
-/* Abandoned-position entry states (CONQ__MPMC_HOLE_*). */
-#define HEMPTY 0
-#define HBUSY  1
-#define HREADY 2
-
-#define PWRAP(x) (((x) + PMOD) % PMOD)
-#define SWRAP(x) (((x) + SMOD) % SMOD)
-#define PDIFF(a, b) ((((a) - (b) + PMOD) % PMOD) >= PHALF -> \
-		     (((a) - (b) + PMOD) % PMOD) - PMOD : (((a) - (b) + PMOD) % PMOD))
-#define SDIFF(a, b) ((((a) - (b) + SMOD) % SMOD) >= SHALF -> \
-		     (((a) - (b) + SMOD) % SMOD) - SMOD : (((a) - (b) + SMOD) % SMOD))
-#define LAP(p) ((((p) & (PMOD - 1 - MASK)) * 4) % SMOD)
-/* The position a cell's seq serves. */
-#define CPOS(c) ((((cseq[c] >> 2) & (PMOD - 1)) | (c)))
-/* Position p's cell is past p's lap: p was closed (it is claimed). */
-#define CLOSED(p) (SDIFF(cseq[(p) & MASK], LAP(p)) > FULL)
-/* A cell holding an element, or about to: RES or FULL. */
-#define BUSY(c) ((cseq[c] & 3) == RES || (cseq[c] & 3) == FULL)
-
-byte cseq[CAP];
-byte celem[CAP];              /* element: pid * 8 + seq; 0 none */
-byte tail = START, headc = START, head = START, tailc = START;
-byte pclaims = 0, cclaims = 0;
-/* The abandoned-position table: one entry, and its count (a hint). */
-byte hstate = HEMPTY, hpos = 0, nholes = 0;
-/* Positions in hand: producer j's claimed position (its t), consumer i's
- * (its h); global so that the assertions can see them. */
-byte gt[NP], gh[NC];
-/* Ghosts: does producer j hold gt[j] (claimed, not yet published, given up
- * or found closed)? Was it closed by a consumer that had seen the tail at
- * or below it before the claim (lost, legitimately)? Is consumer i in take
- * (it has claimed gh[i] and not moved on)? */
-bit hold[NP], lost[NP], taking[NC];
-/* Ghosts: where each element was published, what was delivered. */
-byte pos_of[NP * K];
-bit seen[NP * K];
-byte delivered = 0;
-byte finished = 0;
-
-/* Up to 3 producers and 2 consumers: thread j % NP (a repeat is harmless). */
-#define P1 (1 % NP)
-#define P2 (2 % NP)
-#define C1 (1 % NC)
-/* Does a producer hold position p? */
-#define HOLDS(j, p) (hold[j] && gt[j] == (p))
-#define HELD(p) (HOLDS(0, p) || HOLDS(P1, p) || HOLDS(P2, p))
-/* Is a poll in progress that has claimed p (and so waits for it)? */
-#define TAKING(p) ((taking[0] && gh[0] == (p)) || (taking[C1] && gh[C1] == (p)))
-/* Producer j holds a position below the tail t that no poll is waiting
- * for, and that it has not lost to a legitimate close. */
-#define STRANDED(j, t) (hold[j] && !lost[j] && PDIFF(gt[j], t) < 0 && \
-			!TAKING(gt[j]))
-/* A close of h that the consumer may make (ok: it saw the tail at or below
- * h): a producer that holds h now claimed it after that look, and has lost
- * it. */
-#define LOSE1(j, hh) if :: ok && HOLDS(j, hh) -> lost[j] = 1 :: else -> skip fi
-#define LOSE(hh) LOSE1(0, hh); LOSE1(P1, hh); LOSE1(P2, hh)
-
-/*
- * One step = one shared access, with the local computation that follows it
- * (atomic), so that Spin interleaves exactly the accesses. A spin-wait is a
- * step that blocks until what it waits for can have changed.
- */
 proctype producer(byte id)
 {
-	byte seq = 1, h, c, s, lap;
-	int d;
-	bool ok;
+	byte k = 0, v, t, gh, hd, m, j, u, p, need;
+	int d, room;
+	bit f, isfill = 0, filled = 0;
+	bool ok, isfull;
 	do
-	:: seq > K -> break
+	:: k >= PER && (!FILL || filled) -> break
 	:: else ->
+		isfill = k >= PER;
+		v = id * (PER + K) + k + 1;
+		if
+		:: !isfill && K == 1 ->
+			atomic { t = tail; gh = head }      /* Q1 */
 retry:
-		atomic {                            /* Q1: load the tail */
-			if
-			:: pclaims >= CLAIMS -> ok = false   /* the bound */
-			:: else -> gt[id] = tail; ok = true
-			fi
-		}
-		if
-		:: !ok -> break
-		:: else -> skip
-		fi;
-		atomic {                            /* the hint (relaxed) */
-			ok = PDIFF(PWRAP(headc + CAP), gt[id]) >= 1 + SLACK
-		}
-		if
-		:: ok ->
-			atomic {                    /* Q1: FAA */
-				gt[id] = tail;
-				tail = PWRAP(tail + 1);
-				pclaims++;
-				hold[id] = 1; lost[id] = CLOSED(gt[id])
-			}
-		:: else ->
-#if EVIDENCE
-			/* Q20: the cell of t decides when it can: FREE(t)
-			 * is room (t - CAP's consumer freed it). */
-			atomic {
-				c = gt[id] & MASK;
-				d = SDIFF(cseq[c], LAP(gt[id]))
+			atomic {                            /* Q2 */
+				d = DIFF(cpos[CELL(t)], t);
+				f = cfull[CELL(t)]
 			}
 			if
-			:: d == FREE ->
-				atomic {            /* Q1: CAS */
+			:: d == 0 && !f ->
+				atomic {                    /* Q1: the CAS */
 					if
-					:: tail == gt[id] ->
-						tail = PWRAP(gt[id] + 1);
-						pclaims++;
-						hold[id] = 1;
-						lost[id] = CLOSED(gt[id]);
-						ok = true
-					:: else ->
-						gt[id] = tail;
-						ok = false
+					:: tail == t -> tail = WRAP(t + 1); ok = true
+					:: else -> t = tail; gh = head; ok = false
 					fi
 				}
 				if
-#if BUG == 7
-				:: ok ->            /* no reserve CAS */
-					atomic {
-						lap = LAP(gt[id]);
-						cseq[c] = lap | RES
-					}
-					goto publish
+				:: !ok -> goto retry
+				:: else -> skip
+				fi;
+				publish(t, v);
+				k++
+			:: d > 0 || (d == 0 && f) ->        /* t stale */
+				atomic { t = tail; gh = head };
+				goto retry
+			:: d < 0 ->
+#if BUG == 1
+				/* "full" on the cell alone */
+				atomic { assert(DIFF(t, gh) >= CAP) };
+				goto pnext;
 #else
-				:: ok -> goto reserve
+				atomic { d = DIFF(cpos[CELL(t)], t) }  /* the watch */
+				if
+				:: d >= 0 -> goto retry
+				:: else -> skip
+				fi;
+				atomic {                    /* Q8 */
+					hd = head;
+					isfull = DIFF(t, hd) >= CAP;
+					/* full when t was read */
+					assert(!isfull || DIFF(t, gh) >= CAP)
+				}
+				if
+				:: isfull ->                /* offer false */
+					/* again once a counter moves */
+					atomic { head != hd || tail != t };
+					goto pnext
+				:: else -> skip
+				fi;
+				/* t - CAP's poll is releasing the cell (or t
+				 * is stale): wait for a change */
+				atomic { DIFF(cpos[CELL(t)], t) >= 0 || tail != t };
+				atomic { t = tail; gh = head };
+				goto retry
 #endif
-				:: else -> skip     /* lost: the head decides */
+			fi
+		:: else ->
+			/* offer_bulk of the next K elements (PER a multiple
+			 * of K), or the final fill: up to K positions */
+			need = (isfill -> 1 : K);
+			atomic { t = tail; gh = head }      /* Q1 */
+bretry:
+			atomic {                            /* Q2: the K-th cell */
+				d = DIFF(cpos[CELL(WRAP(t + K - 1))], WRAP(t + K - 1));
+				f = cfull[CELL(WRAP(t + K - 1))]
+			}
+			if
+			:: d == 0 && !f -> m = K
+			:: else ->
+				atomic {
+					d = DIFF(cpos[CELL(t)], t);
+					f = cfull[CELL(t)]
+				}
+				if
+				:: d > 0 || (d == 0 && f) -> /* t stale */
+					atomic { t = tail; gh = head };
+					goto bretry
+				:: else -> skip
+				fi;
+				atomic {                    /* Q8 */
+					room = DIFF(WRAP(head + CAP), t);
+					/* fewer than need free at the tail
+					 * read */
+					assert(room >= need ||
+					       DIFF(WRAP(gh + CAP), t) < need)
+				}
+				if
+				:: room < need -> goto bfull
+				:: room < K -> m = room
+				:: else -> m = K
 				fi
+			fi;
+			atomic {                            /* Q1: the CAS */
+				if
+				:: tail == t -> tail = WRAP(t + m); ok = true
+				:: else -> t = tail; gh = head; ok = false
+				fi
+			}
+			if
+			:: !ok -> goto bretry
 			:: else -> skip
 			fi;
-#endif
-cas:
-			atomic {                    /* Q6 */
-				h = head;
-				ok = PDIFF(PWRAP(h + CAP), gt[id]) >= 1
-			}
-			headc = h;                  /* the hint (relaxed) */
+			/* the supplier gives j (a bulk: all m) */
+			j = 0;
 			if
-			:: !ok -> goto next         /* full: offer is false */
-			:: else -> skip
+			:: !isfill -> j = m
+			:: else ->
+				do
+				:: j < m -> j++
+				:: j < m -> break
+				:: j == m -> break
+				od
 			fi;
-			atomic {                    /* Q1: CAS */
-				if
-				:: tail == gt[id] ->
-					tail = PWRAP(gt[id] + 1);
-					pclaims++;
-					hold[id] = 1; lost[id] = CLOSED(gt[id]);
-					ok = true
-				:: else ->
-					gt[id] = tail;
-					ok = false
-				fi
-			}
+			u = 0;
+			do
+			:: u < j ->
+				p = WRAP(t + u);
+				wait_free(p);
+				publish(p, v + u);
+				u++
+			:: else -> break
+			od;
 			if
-			:: !ok -> goto cas
-			:: else -> skip
-			fi
-		fi;
-reserve:
-		atomic {                            /* Q2 */
-			c = gt[id] & MASK;
-			lap = LAP(gt[id]);
-			s = cseq[c];
-			d = SDIFF(s, lap)
-		}
-rloop:
-#if BUG == 3
-		if
-		:: d > FULL -> d = FREE
-		:: else -> skip
-		fi;
-#endif
-		if
-		:: d == FREE ->
-			atomic {                    /* Q3 */
-				if
-				:: cseq[c] == s || (BUG == 3 && SDIFF(cseq[c], lap) > FULL) ->
-					cseq[c] = lap | RES;
-					ok = true
-				:: else ->
-					s = cseq[c];
-					d = SDIFF(s, lap);
-					ok = false
-				fi
-			}
-			if
-			:: ok -> goto publish
-			:: else -> goto rloop
-			fi
-		:: d > 0 ->                         /* closed: another */
-			atomic { hold[id] = 0; lost[id] = 0 };
-			goto retry
-		:: d < 0 ->
-			atomic {                    /* Q6 */
-				ok = PDIFF(head, PWRAP(gt[id] - CAP)) <= 0
-			}
-			if
-			:: ok -> goto abandon       /* full: give it up */
-			:: else -> goto lapwait
-			fi
-		fi;
-lapwait:
-		atomic {                            /* Q2: wait for the lap */
-			cseq[c] != s ->
-			s = cseq[c];
-			d = SDIFF(s, lap)
-		}
-		goto rloop;
-abandon:
+			:: j < m ->
 #if BUG == 5
-		/* The old give-up: leave the position to its consumer. */
-		atomic { hold[id] = 0; lost[id] = 0 };
-		goto retry;
+				tail = WRAP(t + j);         /* a plain store */
+#else
+				atomic {                    /* Q12: the hand-back */
+					if
+					:: tail == WRAP(t + m) ->
+						tail = WRAP(t + j); ok = true
+					:: else -> ok = false
+					fi
+				}
+				if
+				:: !ok ->                   /* tombstones */
+					u = j;
+					do
+					:: u < m ->
+						p = WRAP(t + u);
+						wait_free(p);
+						publish(p, 0);
+						u++
+					:: else -> break
+					od
+				:: else -> skip
+				fi
 #endif
-		atomic {                            /* Q1: hand back t + 1 -> t */
+			:: else -> skip
+			fi;
 			if
-			:: tail == PWRAP(gt[id] + 1) ->
-				tail = gt[id];
-				hold[id] = 0; lost[id] = 0;
-				ok = true
-			:: else -> ok = false
-			fi
-		}
-		if
-		:: ok -> goto retry                 /* claim again */
-		:: else -> skip
-		fi;
-		atomic {                            /* Q15: CAS EMPTY -> BUSY */
+			:: isfill -> filled = 1
+			:: else -> k = k + K
+			fi;
+			goto pnext;
+bfull:
 			if
-			:: HOLES > 0 && hstate == HEMPTY ->
-				hstate = HBUSY; ok = true
-			:: else -> ok = false
+			:: isfill -> filled = 1            /* fill: nothing */
+			:: else -> skip                    /* bulk false: again */
 			fi
-		}
-		if
-		:: ok ->
-			hpos = gt[id];              /* relaxed */
-			nholes++;                   /* Q19 */
-			atomic {                    /* Q16: READY */
-				hstate = HREADY;
-				hold[id] = 0; lost[id] = 0
-			}
-			goto retry                  /* claim again */
-		:: else -> skip
 		fi;
-		atomic {                            /* Q6 */
-			ok = PDIFF(head, PWRAP(gt[id] - CAP)) > 0
-		}
-		if
-		:: ok -> goto lapwait               /* room again */
-		:: else -> skip
-		fi;
-		/* The table is full: wait until the tail, the entry or the head
-		 * may let us through (or the consumers' budget is spent). */
-		atomic {
-			tail == PWRAP(gt[id] + 1) ||
-			(HOLES > 0 && hstate == HEMPTY) ||
-			PDIFF(head, PWRAP(gt[id] - CAP)) > 0 ||
-			cclaims >= CLAIMS
-		}
-		if
-		:: cclaims >= CLAIMS && tail != PWRAP(gt[id] + 1) &&
-		   (HOLES == 0 || hstate != HEMPTY) &&
-		   PDIFF(head, PWRAP(gt[id] - CAP)) <= 0 ->
-			atomic { hold[id] = 0; lost[id] = 0 };
-			break                       /* the bound */
-		:: else -> goto abandon
-		fi;
-publish:
-		atomic {                            /* Q4 */
-			assert(cseq[c] == (lap | RES));
-			/* no lost element: its consumer has not passed t */
-			assert(PDIFF(gt[id], head) >= 0 || TAKING(gt[id]));
-			celem[c] = id * 8 + seq;
-			pos_of[id * K + seq - 1] = gt[id]
-		}
-		atomic {                            /* Q5 */
-			cseq[c] = lap | FULL;
-			seq++;
-			hold[id] = 0; lost[id] = 0; gt[id] = 0;
-			h = 0; c = 0; s = 0; lap = 0; d = 0; ok = false
-		}
-		goto done;
-next:
-		atomic { gt[id] = 0; h = 0; c = 0; s = 0; lap = 0; d = 0; ok = false }
-done:
-		skip
+pnext:
+		atomic { t = 0; gh = 0; hd = 0; m = 0; j = 0; u = 0; p = 0; room = 0;
+			 d = 0; f = 0; ok = false; isfull = false }
 	od;
-	finished++
+	pdone++
 }
 
 proctype consumer(byte id)
 {
-	byte t, c, s, lap, nxt, e, i;
+	byte h, m, u, p, v, pp, lastp = 0, T;
 	int d;
-	bool ok, sanct, hole;
-	byte last[NP];
+	bit f, any = 0;
+	bool ok;
 	do
-	:: atomic {
-		delivered == NP * K || cclaims >= CLAIMS   /* or the bound */
-	   } -> break
+	:: pdone == NP && delivered == g_pub -> break
 	:: else ->
-		/* claim_take */
-		atomic {                            /* Q7: load the head */
-			gh[id] = head
-		}
-		atomic {                            /* the hint (relaxed) */
-			ok = PDIFF(tailc, gh[id]) >= 1 + SLACK
-		}
-		if
-		:: ok ->
-			atomic {                    /* Q7: FAA */
-				gh[id] = head;
-				head = PWRAP(head + 1);
-				cclaims++;
-				taking[id] = 1
-			}
-		:: else ->
-#if EVIDENCE
-			/* Q21: the cell of h decides when it can: RES(h) or
-			 * FULL(h) means a producer claimed h, tail > h. */
-			atomic {
-				c = gh[id] & MASK;
-				d = SDIFF(cseq[c], LAP(gh[id]))
+		atomic { h = head }                 /* Q7 */
+cretry:
+		m = 0;
+		do
+		:: m < KC ->
+			atomic {                    /* Q5 */
+				d = DIFF(cpos[CELL(WRAP(h + m))], WRAP(h + m));
+				f = cfull[CELL(WRAP(h + m))]
 			}
 			if
-			:: d == RES || d == FULL ->
-#if BUG == 6
-				/* the claim without the CAS: check, then
-				 * store */
-				atomic { ok = head == gh[id] };
-				if
-				:: ok ->
-					atomic {
-						head = PWRAP(gh[id] + 1);
-						cclaims++;
-						taking[id] = 1
-					}
-				:: else -> gh[id] = head
-				fi;
-#else
-				atomic {            /* Q7: CAS */
-					if
-					:: head == gh[id] ->
-						head = PWRAP(gh[id] + 1);
-						cclaims++;
-						taking[id] = 1;
-						ok = true
-					:: else ->
-						gh[id] = head;
-						ok = false
-					fi
-				}
-#endif
-				if
-				:: ok -> goto take
-				:: else -> skip     /* lost: the tail decides */
-				fi
-			:: else -> skip
-			fi;
-#endif
-cas:
-			atomic {                    /* Q11 */
-				t = tail;
-				/* empty: every busy cell is below the head */
-				assert(PDIFF(t, gh[id]) > 0 ||
-				       ((!BUSY(0) || PDIFF(CPOS(0), gh[id]) < 0) &&
-					(!BUSY(MASK) || PDIFF(CPOS(MASK), gh[id]) < 0)));
-				/* empty: no producer holds a position below
-				 * the tail that no poll is waiting for */
-				assert(PDIFF(t, gh[id]) > 0 ||
-				       (!STRANDED(0, t) && !STRANDED(P1, t) &&
-					!STRANDED(P2, t)));
-				ok = PDIFF(t, gh[id]) > 0
-			}
-			tailc = t;                  /* the hint (relaxed) */
-			if
-			:: !ok -> goto next         /* NULL: empty */
-			:: else -> skip
-			fi;
-			atomic {                    /* Q7: CAS */
-				if
-				:: head == gh[id] ->
-					head = PWRAP(gh[id] + 1);
-					cclaims++;
-					taking[id] = 1;
-					ok = true
-				:: else ->
-					gh[id] = head;
-					ok = false
-				fi
-			}
-			if
-			:: !ok -> goto cas
-			:: else -> skip
+			:: d == 0 && f -> m++
+			:: else -> break
 			fi
-		fi;
-take:
-		atomic {                            /* Q8 */
-			c = gh[id] & MASK;
-			lap = LAP(gh[id]);
-			nxt = SWRAP(lap + CAP * 4);
-			s = cseq[c];
-			d = SDIFF(s, lap)
-		}
-tloop:
+		:: else -> break
+		od;
 		if
-		:: d == FULL ->
-#if BUG == 1
-			cseq[c] = nxt;
-			e = celem[c];
-#else
-			e = celem[c];               /* relaxed, after Q8 */
-			cseq[c] = nxt;              /* Q9 */
-#endif
-			atomic {
-				i = (e / 8) * K + e % 8 - 1;
-				assert(e != 0 && e / 8 < NP && !seen[i] &&
-				       pos_of[i] == gh[id] && e % 8 > last[e / 8]);
-				seen[i] = 1;
-				last[e / 8] = e % 8;
-				delivered++
-			}
-progress:
-			goto next
-		:: d > FULL ->
-			/* Only its consumer moves a claimed position on. */
-			assert(false)
-		:: d == FREE ->
-#if BUG == 4
-			/* The old rule: close after a bounded wait, a
-			 * producer holding h or not. */
-			if
-			:: sanct = false; hole = false; goto close
-			:: true
-			fi;
-#endif
-			atomic {                    /* Q11: does a producer hold h? */
-				ok = PDIFF(tail, gh[id]) <= 0;
-				assert(!ok || !HELD(gh[id]))
-			}
-			sanct = ok; hole = false;
-			if
-			:: ok -> goto close
-			:: else -> skip
-			fi;
-			/* abandoned? */
-			atomic { ok = nholes != 0 }  /* Q19 */
-			if
-			:: ok ->
-				atomic { ok = hstate == HREADY }   /* Q17 */
-				if
-				:: ok ->
-					atomic { ok = hpos == gh[id] }  /* relaxed */
-				:: else -> skip
-				fi
-			:: else -> skip
-			fi;
-			if
-			:: ok -> hole = true; goto close
-			:: else -> skip
-			fi;
-			/* A producer holds h and has not taken the cell:
-			 * wait until the cell, the tail or the table changes. */
-			atomic {                    /* Q8 */
-				cseq[c] != s || PDIFF(tail, gh[id]) <= 0 ||
-				(hstate == HREADY && hpos == gh[id]) ->
-				s = cseq[c];
-				d = SDIFF(s, lap)
-			}
-			goto tloop;
-close:
-			/* sanct: the tail was at or below h; hole: h was in
-			 * the table; neither: BUG 4's timeout. */
+		:: m > 0 -> skip
+		:: m == 0 && m < KC && (d > 0 || (d == 0 && f)) ->
+			atomic { h = head };        /* h stale */
+			goto cretry
+		:: else ->
+			/* FREE(h), or an earlier lap */
 #if BUG == 2
-			atomic {
-				cseq[c] = nxt;
-				ok = sanct;
-				LOSE(gh[id]);
-				ok = true
-			}
-#else
-			atomic {                    /* Q10: close */
-				if
-				:: cseq[c] == s ->
-					cseq[c] = nxt;
-					ok = sanct;
-					LOSE(gh[id]);
-					ok = true
-				:: else ->
-					s = cseq[c];
-					d = SDIFF(s, lap);
-					ok = false
-				fi
-			}
-#endif
+			atomic { assert(DIFF(tail, head) <= 0) };  /* "empty" */
+			goto cnext;
+#elif BUG == 3
+			atomic { T = tail };
 			if
-			:: ok && hole ->
-				hstate = HEMPTY;    /* Q18 */
-				nholes--;           /* Q19 */
-				goto next
-			:: ok -> goto next
-			:: else -> goto tloop
+			:: DIFF(T, h) <= 0 -> goto cnext
+			:: else -> m = 1            /* claim on the tail's word */
 			fi
-		:: else ->
-			atomic {                    /* Q8: RES or earlier lap */
-				cseq[c] != s ->
-				s = cseq[c];
-				d = SDIFF(s, lap)
+#else
+			atomic { d = DIFF(cpos[CELL(h)], h); f = cfull[CELL(h)] }
+			if                          /* the watch */
+			:: d > 0 || (d == 0 && f) -> goto cretry
+			:: else -> skip
+			fi;
+cedge:
+			atomic {                    /* Q10 */
+				T = tail;
+				/* empty at this read */
+				assert(DIFF(T, h) > 0 || DIFF(tail, head) <= 0)
 			}
-			goto tloop
+			if
+			:: DIFF(T, h) <= 0 ->               /* poll NULL */
+				/* polling again before the tail moves gives
+				 * the same answer: wait for a change (so that
+				 * producers stuck for good end the search as
+				 * an invalid end state, not a polling loop) */
+				atomic { tail != T || pdone == NP };
+				goto cnext
+			:: else -> skip
+			fi;
+			/* h's producer has claimed it: wait */
+#if BUG == 7
+			atomic { DIFF(cpos[CELL(h)], h) > 0 || cfull[CELL(h)] ||
+				 head != h };
+			goto cretry
+#else
+			atomic { DIFF(cpos[CELL(h)], h) > 0 || cfull[CELL(h)] ||
+				 head != h || DIFF(tail, h) <= 0 };
+			if
+			:: DIFF(tail, h) <= 0 && head == h -> goto cedge
+			:: else -> goto cretry
+			fi
+#endif
+#endif
 		fi;
-next:
-		atomic {
-			taking[id] = 0; gh[id] = 0;
-			t = 0; c = 0; s = 0; lap = 0; nxt = 0; e = 0;
-			i = 0; d = 0; ok = false; sanct = false; hole = false
+		atomic {                            /* Q7: the CAS */
+			if
+			:: head == h -> head = WRAP(h + m); ok = true
+			:: else -> h = head; ok = false
+			fi
 		}
-	od;
-	finished++
-}
-
-/* All threads done within the bounds: every element was delivered. */
-active proctype check()
-{
-	(finished == NP + NC);
-	assert(pclaims >= CLAIMS || cclaims >= CLAIMS ||
-	       delivered == NP * K)
+		if
+		:: !ok -> goto cretry
+		:: else -> skip
+		fi;
+		u = 0;
+		do
+		:: u < m ->
+			p = WRAP(h + u);
+			atomic {                    /* take, then Q6 */
+				v = celem[CELL(p)];
+				if
+				:: v != 0 ->
+					assert(v < NV && !seen[v] && pos_of[v] == p);
+					assert(!any || DIFF(p, lastp) > 0);
+					pp = (v - 1) / (PER + K);
+					assert(v > lastv[id * NP + pp]);
+					lastv[id * NP + pp] = v;
+					seen[v] = 1;
+					delivered++
+				:: else -> skip     /* a tombstone */
+				fi;
+				any = 1;
+				lastp = p;
+#if BUG == 6
+				cpos[CELL(p)] = p;
+#else
+				cpos[CELL(p)] = WRAP(p + CAP);
+#endif
+				cfull[CELL(p)] = 0
+			}
+			u++
+		:: else -> break
+		od;
+cnext:
+		atomic { h = 0; m = 0; u = 0; p = 0; v = 0; pp = 0; T = 0; d = 0;
+			 f = 0; ok = false }
+	od
 }
 
 init
 {
-	byte k = 0;
+	byte i = 0;
 	atomic {
 		do
-		:: k < CAP ->
-			cseq[PWRAP(START + k) & MASK] = LAP(PWRAP(START + k));
-			k++
+		:: i < CAP ->
+			cpos[CELL(WRAP(START + i))] = WRAP(START + i);
+			i++
 		:: else -> break
 		od;
-		k = 0;
+		i = 0;
 		do
-		:: k < NP -> run producer(k); k++
+		:: i < NP -> run producer(i); i++
 		:: else -> break
 		od;
-		k = 0;
+		i = 0;
 		do
-		:: k < NC -> run consumer(k); k++
+		:: i < NC -> run consumer(i); i++
 		:: else -> break
 		od
 	}

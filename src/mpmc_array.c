@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Cold paths of conq_mpmc_array: sizing, init, create, destroy, yield. */
+/* Cold paths of conq_mpmc_array: sizing, init, create, destroy, the waits at
+ * the edge, yield. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -8,10 +9,6 @@
 #include "conq/mpmc_array.h"
 #include "conq/impl/testing.h"
 #include "internal.h"
-
-/* Cells per rotation block: consecutive positions go to 16 different pads,
- * and come back to the same pads every 16 * (cells per pad) positions. */
-#define MPMC_SPAN_PADS 16u
 
 size_t conq_mpmc_array_memsize(size_t capacity)
 {
@@ -26,14 +23,6 @@ size_t conq_mpmc_array_memsize(size_t capacity)
 	       CONQ_PAD;
 }
 
-static uint32_t log2u(uint64_t x)
-{
-	uint32_t s = 0;
-	while (((uint64_t)1 << s) < x)
-		s++;
-	return s;
-}
-
 static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
 				  int zeroed)
 {
@@ -41,35 +30,21 @@ static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
 					 conq_mpmc_array_memsize(capacity), zeroed);
 	if (cap == 0)
 		return NULL;
-	/* All-zero memory: NULL slots are the free ones. */
+	/* All-zero memory: every cell FREE for its position of lap 0. */
 	conq_mpmc_array *q = (conq_mpmc_array *)mem;
-	uint64_t n = cap;
-	uint32_t bits = log2u(n);
-	uint32_t rot = log2u(CONQ_PAD / sizeof(conq__mpmc_cell));
-	uint32_t span = rot + log2u(MPMC_SPAN_PADS);
-#ifdef CONQ__MPMC_NO_REMAP /* for benchmarks: the identity map */
-	rot = 0;
-#endif
-	if (bits <= rot)
-		rot = span = 0; /* the whole ring fits in one pad */
-	else if (span > bits)
-		span = bits;
-	q->cap = n;
-	q->span = (uint64_t)1 << span;
-	q->rot = rot;
-	q->shr = span - rot;
+	q->cap = cap;
 
 	/* Cell of position p: FREE(p), for p in [start, start + n). With
 	 * start 0 that is the all-zero word, already there. A narrow index
 	 * build (CONQ_INDEX_BITS) keeps start's low bits. */
 	conq__idx_t s = (conq__idx_t)start;
 	if (s != 0)
-		for (uint64_t k = 0; k < n; k++)
+		for (uint64_t k = 0; k < cap; k++)
 			conq__mpmc_cell_at(q, conq__idx_add(s, k))->seq =
 			    conq__mpmc_lap(q, conq__idx_add(s, k)) |
 			    CONQ__MPMC_FREE;
-	q->tail = q->headc = s;
-	q->head = q->tailc = s;
+	q->tail = s;
+	q->head = s;
 	return q;
 }
 
@@ -78,4 +53,57 @@ CONQ__ARRAY_COLD_PATHS(mpmc_array, mpmc_init)
 void conq__mpmc_yield(void)
 {
 	sched_yield();
+}
+
+bool conq__mpmc_edge_put(conq_mpmc_array *q, conq__idx_t t)
+{
+	/* The watch: the poll of t - n may be releasing the cell right now. */
+	for (unsigned i = 0; i < CONQ__MPMC_CHASE_SPINS; i++) {
+		conq__watch_gap(CONQ__MPMC_CHASE_GAP);
+		/* [Q2] acquire: pairs with [Q6]. */
+		if (conq__mpmc_look_cell(q, t) >= 0)
+			return true;
+	}
+	/* [Q8] seq_cst: pairs with [Q7]. t was the tail at some moment of the
+	 * caller's call and the head only grows, so t - head >= n here means
+	 * n positions were claimed by offers and not by polls then: full. */
+	if (conq__idx_diff(t, conq__load_seq_cst(&q->head)) >= (int64_t)q->cap)
+		return false;
+	/* t - n is claimed by a poll that has not released its cell yet (or
+	 * t is stale: the tail moved on). */
+	unsigned k = 0;
+	for (;;) {
+		conq__mpmc_backoff(&k);
+		/* [Q2] acquire: pairs with [Q6]. */
+		if (conq__mpmc_look_cell(q, t) >= 0 ||
+		    /* [Q1] seq_cst: pairs with [Q1]. */
+		    conq__load_seq_cst(&q->tail) != t)
+			return true;
+	}
+}
+
+bool conq__mpmc_edge_take(conq_mpmc_array *q, conq__idx_t p, conq__idx_t h)
+{
+	/* The watch: p's producer may be publishing right now. */
+	for (unsigned i = 0; i < CONQ__MPMC_CHASE_SPINS; i++) {
+		conq__watch_gap(CONQ__MPMC_CHASE_GAP);
+		/* [Q5] acquire: pairs with [Q4]. */
+		if (conq__mpmc_look_cell(q, p) >= CONQ__MPMC_FULL)
+			return true;
+	}
+	unsigned k = 0;
+	for (;;) {
+		/* [Q10] seq_cst: pairs with [Q1] and [Q12]. The head was h <= p
+		 * earlier, so the tail at or below p here is an empty queue
+		 * (the tail never drops below the head). */
+		if (conq__idx_diff(conq__load_seq_cst(&q->tail), p) <= 0)
+			return false;
+		/* p's producer has claimed it and not published yet. */
+		conq__mpmc_backoff(&k);
+		/* [Q5] acquire: pairs with [Q4]. */
+		if (conq__mpmc_look_cell(q, p) >= CONQ__MPMC_FULL ||
+		    /* [Q7] seq_cst: pairs with [Q7]. */
+		    conq__load_seq_cst(&q->head) != h)
+			return true;
+	}
 }

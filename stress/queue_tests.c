@@ -43,13 +43,14 @@
  *  peek_race  producer offers two || consumer 0 peeks || consumer 1 polls;
  *  size       producer offers || consumer polls || an observer reads size()
  *             and is_empty(): always within [0, capacity];
- *  abandon    (mpmc_array only, white-box) a full queue; producer(s) claim
- *             two positions t, t+1 with one FAA (an overshooting claim on a
- *             stale hint), reserve t (the queue full: t is recorded in the
- *             abandoned-position table) or publish into it, then t+1 ||
- *             the consumer polls (or peeks, then polls) on, closing the
- *             abandoned positions it reaches; the arbiter checks the table
- *             (no entry READY for a passed position, the count) and drains.
+ *  handback   (mpmc_array only, white-box) producer(s) claim `per`
+ *             positions with one CAS (as fill does), publish the first j of
+ *             them (j by state: 0 .. per - 1) and give the rest back, as
+ *             fill does when its supplier stops: the tail moves back down
+ *             if no producer claimed after them, else they become
+ *             tombstones || the consumer polls (or peeks, then polls) on,
+ *             waiting for claimed positions and passing tombstones; the
+ *             arbiter drains and checks that the queue is empty and whole.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -73,7 +74,7 @@ enum q_scen {
 	QS_PEEK,
 	QS_PEEK_RACE,
 	QS_SIZE,
-	QS_ABANDON
+	QS_HANDBACK
 };
 
 enum q_op {
@@ -88,7 +89,7 @@ enum q_op {
 	OP_RELAXED_POLL,
 	OP_IS_EMPTY,
 	OP_SIZE,
-	OP_PEEK /* abandon: the consumer peeks before each poll */
+	OP_PEEK /* handback: the consumer peeks before each poll */
 };
 
 struct qparam {
@@ -123,9 +124,8 @@ struct qstate {
 	uint32_t offered[2]; /* producer i: bit k set = element k offered */
 	unsigned recycled;   /* producers that reused the head's payload */
 	int64_t v[4];	     /* shape-specific observations */
-	uint64_t pos[2];     /* abandon: producer i's first position, t */
-	int slot[2];	     /* abandon: 0 t published; k + 1 t recorded in
-				entry k; -1 t recorded, entry already gone */
+	unsigned back;	     /* handback: producers whose positions went
+				back to the tail */
 	struct qlist got[2]; /* what each consumer took, in order */
 	struct qpay pay[QMAXE];
 };
@@ -217,8 +217,8 @@ static void q_init(void *st, const struct cs_test *t, uint64_t k)
 	unsigned n =
 	    p->prefill < 0 ? (unsigned)d->capacity(s->q) : (unsigned)p->prefill;
 	s->npre = n;
-	if (p->scen == QS_ABANDON)
-		s->v[0] = (int64_t)(k % 16) * 4; /* q_abandon_put's pause */
+	if (p->scen == QS_HANDBACK)
+		s->v[0] = (int64_t)k; /* q_handback_put: how many to publish */
 	for (unsigned m = 0; m < n; m++) {
 		unsigned id = pre_id(p, m);
 		pay_write(s, id);
@@ -330,50 +330,30 @@ static void q_recycle(struct qstate *s, unsigned i)
 	}
 }
 
-/* abandon: the entry of the table that holds position t (READY), k + 1;
- * -1 if none does (its consumer has already closed t). Relaxed loads: an
- * observation only, adding no happens-before. */
-static int q_find_hole(const conq_mpmc_array *q, conq__idx_t t)
-{
-	for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++)
-		if (conq__load_relaxed(&q->holes[k].state) ==
-			CONQ__MPMC_HOLE_READY &&
-		    conq__load_relaxed(&q->holes[k].pos) == t)
-			return (int)k + 1;
-	return -1;
-}
-
-/* abandon: producer i claims t, t+1 with one FAA (as claim_put does when
- * its hint of the head is stale), then takes each with the real reserve:
- * on a full queue t is not the last position claimed, so reserve records
- * it in the abandoned-position table ([Q15] CAS, pos, [Q19] count, [Q16]
- * READY) and fails; t+1 is handed back to the tail, recorded too (another
- * producer claimed after it), or reserved once the consumer has passed t.
- * Each reserved position gets the producer's element, its payload written
- * before. */
-static void q_abandon_put(struct qstate *s, unsigned i)
+/* handback: producer i claims `per` positions with one CAS (as fill),
+ * publishes the first j of them (j = (state + i) mod per: 0 .. per - 1,
+ * each after its cell is free) and gives the others back
+ * (conq__mpmc_unclaim: [Q12], or tombstones through [Q4]). */
+static void q_handback_put(struct qstate *s, unsigned i)
 {
 	const struct qparam *p = s->p;
 	conq_mpmc_array *q = s->q;
 	for (unsigned k = 0; k < p->per; k++)
 		pay_write(s, prod_id(p, i, k));
-	/* [Q1] seq_cst: as in conq__mpmc_claim_put (a white-box FAA claim). */
-	conq__idx_t t = conq__faa_seq_cst(&q->tail, (conq__idx_t)p->per);
-	s->pos[i] = t;
-	/* The second producer pauses, 0..60 pauses by state, before its
-	 * reserves: a late one may find that the consumer has emptied the
-	 * first one's entry while the queue is still full, and reuse it. */
-	for (int64_t k = i == 1 ? s->v[0] : 0; k > 0; k--)
-		conq__cpu_relax();
-	for (unsigned k = 0; k < p->per; k++) {
-		conq__idx_t u = conq__idx_add(t, k);
-		if (conq__mpmc_reserve(q, u)) {
-			conq__mpmc_publish(q, u, elem(s, prod_id(p, i, k)));
-			s->offered[i] |= 1u << k;
-		} else if (k == 0) {
-			s->slot[i] = q_find_hole(q, t);
-		}
+	conq__idx_t t = 0;
+	uint64_t m = conq__mpmc_claim_put(q, p->per, 1, &t);
+	uint64_t j = ((uint64_t)s->v[0] + i) % p->per;
+	if (j > m)
+		j = m;
+	for (uint64_t u = 0; u < j; u++) {
+		conq__idx_t pos = conq__idx_add(t, u);
+		conq__mpmc_wait_free(q, pos);
+		conq__mpmc_publish(q, pos, elem(s, prod_id(p, i, (unsigned)u)));
+		s->offered[i] |= 1u << u;
 	}
+	if (j < m &&
+	    conq__mpmc_unclaim(q, conq__idx_add(t, j), conq__idx_add(t, m)))
+		__atomic_fetch_add(&s->back, 1, __ATOMIC_RELAXED);
 }
 
 static void q_producer(struct qstate *s, unsigned i)
@@ -386,8 +366,8 @@ static void q_producer(struct qstate *s, unsigned i)
 	case QS_PUBLISH:
 		q_offer_all(s, i, p->pop);
 		break;
-	case QS_ABANDON:
-		q_abandon_put(s, i);
+	case QS_HANDBACK:
+		q_handback_put(s, i);
 		break;
 	default:
 		q_offer_all(s, i, OP_OFFER);
@@ -513,11 +493,11 @@ static void q_consumer(struct qstate *s, unsigned j)
 	case QS_SIZE:
 		q_take(s, l, OP_POLL, 1, true);
 		break;
-	case QS_ABANDON: {
+	case QS_HANDBACK: {
 		/* One more attempt than elements may exist: the polls that
-		 * find no element return NULL at once. peek: with the only
-		 * consumer, a non-NULL peek is what the next poll returns
-		 * (it passes abandoned positions as that poll does). */
+		 * find no element return NULL. peek: with the only consumer,
+		 * a non-NULL peek is what the next poll returns (it passes
+		 * tombstones as that poll does). */
 		unsigned total = p->np * p->per + s->npre + 1;
 		for (unsigned k = 0; k < total; k++) {
 			int64_t pk = p->cop == OP_PEEK ? q_peek_check(s, l) : 0;
@@ -706,49 +686,12 @@ static bool q_linearizable(const struct qstate *s, const struct qlist *rest)
 	}
 }
 
-/* abandon, at quiescence: the table against the head. Every READY entry
- * holds a position no consumer has passed yet (a consumer that claims a
- * recorded position closes it and empties its entry before its poll
- * returns), and the count equals the READY entries ([Q19]: +1 before READY,
- * -1 after EMPTY). Returns false if not. *passed: producers' recorded
- * first positions that the consumer closed during the run (below the
- * head: only the consumer's polls move it before the arbiter). */
-static bool q_holes_ok(const struct qstate *s, int64_t *passed)
-{
-	const conq_mpmc_array *q = s->q;
-	conq__idx_t h = conq__load_seq_cst(&q->head);
-	uint64_t ready = 0;
-	bool ok = true;
-	for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++) {
-		/* [Q17] acquire: as in conq__mpmc_abandoned. */
-		uint32_t st = conq__load_acquire(&q->holes[k].state);
-		if (st == CONQ__MPMC_HOLE_READY) {
-			ready++;
-			conq__idx_t pos = conq__load_relaxed(&q->holes[k].pos);
-			if (conq__idx_diff(h, pos) > 0)
-				ok = false; /* passed, left READY */
-		} else if (st != CONQ__MPMC_HOLE_EMPTY) {
-			ok = false; /* BUSY at quiescence */
-		}
-	}
-	if (conq__load_acquire(&q->nholes) != ready)
-		ok = false;
-	*passed = 0;
-	for (unsigned i = 0; i < s->p->np; i++)
-		if (s->slot[i] != 0 &&
-		    conq__idx_diff(h, (conq__idx_t)s->pos[i]) > 0)
-			(*passed)++;
-	return ok;
-}
-
 static void q_arbiter(void *st, int64_t *r)
 {
 	struct qstate *s = st;
 	const struct qparam *p = s->p;
 	const struct tq_desc *d = p->d;
 	struct qlist rest = {{0}, 0, 0};
-	int64_t passed = 0;
-	bool holes_ok = p->scen != QS_ABANDON || q_holes_ok(s, &passed);
 	/* size() at quiescence, before draining, must count what is left. */
 	size_t sz = d->size(s->q);
 	q_drain_rest(s, &rest);
@@ -805,25 +748,20 @@ static void q_arbiter(void *st, int64_t *r)
 		r[2] = sz == rest.n && !viol && !bad;
 		r[3] = s->v[1];
 		break;
-	case QS_ABANDON: {
-		/* size() counts a recorded position until a poll passes it:
-		 * not compared. After the drain every recorded position has
-		 * been passed: the table is empty. */
-		const conq_mpmc_array *q = s->q;
-		/* [Q17] and [Q19] acquire: as in conq__mpmc_abandoned. */
-		for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++)
-			if (conq__load_acquire(&q->holes[k].state) !=
-			    CONQ__MPMC_HOLE_EMPTY)
-				holes_ok = false;
-		if (conq__load_acquire(&q->nholes) != 0)
-			holes_ok = false;
-		r[0] = (s->slot[0] != 0) + (p->np > 1 && s->slot[1] != 0);
-		r[1] = passed;
-		r[2] = p->np > 1 && s->slot[0] > 0 && s->slot[0] == s->slot[1];
-		r[3] = took;
-		r[4] = (int64_t)(p->np * p->per) - offered_fail;
-		r[5] = bad || viol;
-		r[6] = !holes_ok;
+	case QS_HANDBACK: {
+		/* size() counts a tombstone until a poll takes it: compared
+		 * only after the drain, which takes them all; then the queue
+		 * must be empty and take one more round trip. */
+		bool whole = d->size(s->q) == 0 && d->is_empty(s->q);
+		pay_write(s, pre_id(p, 0));
+		void *e = elem(s, pre_id(p, 0));
+		whole = whole && d->offer(s->q, e) && d->poll(s->q) == e &&
+			d->poll(s->q) == NULL;
+		r[0] = s->back;
+		r[1] = took;
+		r[2] = (int64_t)(p->np * p->per) - offered_fail;
+		r[3] = bad || viol;
+		r[4] = !whole;
 		break;
 	}
 	}
@@ -927,30 +865,19 @@ static const struct cs_outcome size_unbounded_out[] = {
     {"*, *, *, *", CS_FORBIDDEN, 0,
      "size() above the elements ever in, or negative"}};
 
-static const struct cs_outcome abandon_out[] = {
-    {"0, 0, 0, *, *, 0, 0", CS_ACCEPTABLE, 0,
-     "no first position recorded: the consumer had claimed the position a "
-     "lap before, so the producer waited for the cell and published"},
-    {"1..2, 0, 0, *, *, 0, 0", CS_ACCEPTABLE, 0,
-     "recorded in the table; the consumer did not reach it during the run "
-     "(the arbiter's drain closed it and emptied the entry)"},
-    {"1, 1, 0, *, *, 0, 0", CS_ACCEPTABLE, 0,
-     "recorded; the consumer found it (READY, pos), closed it and emptied "
-     "the entry"},
-    {"2, 1..2, 0, *, *, 0, 0", CS_ACCEPTABLE, 0,
-     "both recorded, in different entries; the consumer closed one or "
-     "both"},
-    {"2, 1..2, 1, *, *, 0, 0", CS_ACCEPTABLE, 0,
-     "the second producer recorded its position in the entry the consumer "
-     "had emptied: the entry reused"},
-    {"*, *, *, *, *, 1, *", CS_FORBIDDEN, 0,
+static const struct cs_outcome handback_out[] = {
+    {"0, *, *, 0, 0", CS_ACCEPTABLE, 0,
+     "every producer's unused positions became tombstones (another claimed "
+     "after them), or it published them all"},
+    {"1..2, *, *, 0, 0", CS_ACCEPTABLE, 0,
+     "unused positions went back to the tail; a poll waiting for them "
+     "found the queue empty"},
+    {"*, *, *, 1, *", CS_FORBIDDEN, 0,
      "an element lost, taken twice, out of order or not one of ours, a "
      "peek differing from the next poll, or a payload not intact"},
-    {"*, *, *, *, *, *, 1", CS_FORBIDDEN, 0,
-     "a table entry left READY (or BUSY) after its position was passed, or "
-     "the count differs from the READY entries"},
-    {"*, *, *, *, *, *, *", CS_FORBIDDEN, 0,
-     "an entry reused although the consumer passed no recorded position"}};
+    {"*, *, *, *, 1", CS_FORBIDDEN, 0,
+     "after the drain the queue is not empty (a tombstone or a handed-back "
+     "position left counted) or not usable"}};
 
 /* Per shape (enum q_scen): its outcome table, results and summary. */
 static const struct qshape {
@@ -981,12 +908,11 @@ static const struct qshape {
     [QS_SIZE] = {QTABLE(size_out), 4, "size1, size2, final, empty",
 		 "producer offers 2 || consumer polls || observer: "
 		 "size(), is_empty(), size()"},
-    [QS_ABANDON] = {QTABLE(abandon_out), 7,
-		    "aband, passed, reuse, took, pub, viol, table",
-		    "full queue: producer(s) claim t, t+1 with one FAA, "
-		    "reserve t (full: recorded as abandoned) or publish, "
-		    "then t+1 || consumer polls on, closing what it finds "
-		    "recorded; arbiter checks the table, drains"},
+    [QS_HANDBACK] = {QTABLE(handback_out), 5, "back, took, pub, viol, final",
+		     "producer(s) claim `per` positions with one CAS, publish "
+		     "some and give the rest back (to the tail, or as "
+		     "tombstones) || consumer polls on; arbiter drains, checks "
+		     "the queue empty and whole"},
 };
 
 /* ---- building the tests ---- */
@@ -1020,8 +946,8 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	p->qoff = (hdr + CONQ_PAD - 1) / CONQ_PAD * CONQ_PAD;
 	/* A growing family: the state holds only the pointer (q_init). */
 	size_t qsize = d->memsize != NULL ? d->memsize(p->cap) : 0;
-	/* abandon drives conq_mpmc_array's internals. */
-	if (p->scen == QS_ABANDON && strcmp(d->name, "mpmc_array") != 0)
+	/* handback drives conq_mpmc_array's internals. */
+	if (p->scen == QS_HANDBACK && strcmp(d->name, "mpmc_array") != 0)
 		abort();
 	snprintf(x->name, sizeof x->name, "%s", name);
 
@@ -1072,7 +998,7 @@ static void q_add(const struct qparam *tmpl, const char *name,
 			 op_name(p->pop), op_name(p->cop));
 	else if (p->scen == QS_NONEMPTY)
 		snprintf(ops, sizeof ops, "; probe %s", op_name(p->probe));
-	else if (p->scen == QS_ABANDON)
+	else if (p->scen == QS_HANDBACK)
 		snprintf(ops, sizeof ops, "; consumer %s",
 			 p->cop == OP_PEEK ? "peek, poll" : "poll");
 	char pre[24];
@@ -1102,8 +1028,8 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	QP(QS_NONEMPTY, np_, 1, cap_, 2, .probe = probe_)
 #define OFFPOLL(np_, nc_, cap_, pre)                                           \
 	QP(QS_OFFER_POLL, np_, nc_, cap_, 1, .prefill = pre)
-#define ABANDON(np_, cap_, per_, cop_)                                         \
-	QP(QS_ABANDON, np_, 1, cap_, per_, .cop = cop_, .prefill = -1)
+#define HANDBACK(np_, cap_, per_, cop_, pre)                                   \
+	QP(QS_HANDBACK, np_, 1, cap_, per_, .cop = cop_, .prefill = pre)
 
 /* The contract tests (issue 5 item 3), per family and wrap: q.<shape> on
  * every family that has the producers and consumers the shape needs. */
@@ -1264,87 +1190,80 @@ static const struct qlabel labels[] = {
      "next poll succeeds",
      NONEMPTY(2, 8, OP_SIZE)},
     {"Q2", "mpmc_array",
-     "the producer's acquire of the cell seq <- the previous lap's "
-     "consumer release: reads before the take happen-before the reuse",
+     "the producer's acquire of FREE(t) <- the previous lap's consumer "
+     "release: reads before the take happen-before the reuse",
      REC(1, OP_OFFER, OP_POLL)},
+    {"Q2b", "mpmc_array",
+     "a producer's acquire of FREE(t) before its tail CAS: two producers "
+     "race for the cell a poll frees",
+     OFFPOLL(2, 1, 1, -1)},
     {"Q3", "mpmc_array",
-     "reserve CAS vs close CAS on a FREE cell: offer || poll on an empty "
-     "queue is linearizable",
-     OFFPOLL(1, 1, 1, 0)},
-    {"Q4", "mpmc_array",
      "the producer's release of the element -> peek's acquire",
      QP(QS_PEEK, 1, 1, 4, 2, .prefill = 0)},
-    {"Q5", "mpmc_array",
+    {"Q4", "mpmc_array",
      "the producer's release of FULL -> the consumer's acquire: payload "
      "intact",
      PUB(1, 1, OP_OFFER, OP_POLL, 4, 3)},
+    {"Q5", "mpmc_array",
+     "FULL release -> acquire with two producers and two consumers",
+     PUB(2, 2, OP_OFFER, OP_POLL, 8, 2)},
+    {"Q5b", "mpmc_array",
+     "a consumer's acquire of FULL(h) before its head CAS: two consumers, "
+     "one offer, empty queue",
+     OFFPOLL(1, 2, 1, 0)},
     {"Q6", "mpmc_array",
-     "the producer's seq_cst head load: offer fails only if full",
-     OFFPOLL(1, 1, 1, -1)},
+     "the consumer's release of FREE(p+n) (drain) -> the next lap's "
+     "producer",
+     REC(1, OP_OFFER, OP_DRAIN)},
     {"Q7", "mpmc_array",
      "the consumers' seq_cst head claims: two consumers, one element and "
      "an offer",
      OFFPOLL(1, 2, 2, 1)},
     {"Q8", "mpmc_array",
-     "FULL release -> acquire with two producers and two consumers",
-     PUB(2, 2, OP_OFFER, OP_POLL, 8, 2)},
+     "the producer's seq_cst head read at the edge: offer fails only if "
+     "full",
+     OFFPOLL(1, 1, 1, -1)},
     {"Q9", "mpmc_array",
-     "the consumer's release of FREE(p+n) (drain) -> the next lap's "
-     "producer",
-     REC(1, OP_OFFER, OP_DRAIN)},
-    {"Q10", "mpmc_array",
-     "closing CAS: two producers and two consumers on an empty capacity-1 "
-     "queue, linearizable",
-     OFFPOLL(2, 2, 1, 0)},
-    {"Q11", "mpmc_array",
-     "the consumers' tail reads and catch-up: two producers into a "
-     "capacity-2 queue, offers may fail",
-     QP(QS_PUBLISH, 2, 1, 2, 2, .pop = OP_OFFER, .cop = OP_POLL,
-	.may_fail = true)},
-    {"Q12", "mpmc_array",
      "is_empty()'s seqlock-style reads: not empty means the next poll "
      "succeeds",
      NONEMPTY(1, 8, OP_IS_EMPTY)},
-    {"Q13", "mpmc_array",
+    {"Q9b", "mpmc_array",
+     "peek's cell and element acquires between two head reads, racing a "
+     "poll by another consumer",
+     QP(QS_PEEK_RACE, 1, 2, 4, 2, .prefill = 0)},
+    {"Q10", "mpmc_array",
+     "the consumer's seq_cst tail read at the edge: offer || poll on an "
+     "empty queue is linearizable",
+     OFFPOLL(1, 1, 1, 0)},
+    {"Q10b", "mpmc_array",
+     "the consumers' tail reads: two producers into a capacity-2 queue, "
+     "offers may fail",
+     QP(QS_PUBLISH, 2, 1, 2, 2, .pop = OP_OFFER, .cop = OP_POLL,
+	.may_fail = true)},
+    {"Q10c", "mpmc_array",
+     "both edges at once: two producers and two consumers on an empty "
+     "capacity-1 queue, linearizable",
+     OFFPOLL(2, 2, 1, 0)},
+    {"Q11", "mpmc_array",
      "size()'s head, tail, head snapshot: within [0, capacity]",
      QP(QS_SIZE, 1, 1, 2, 2, .prefill = 1)},
-    {"Q14", "mpmc_array",
-     "fill gives positions back (release of FREE(p)) on a partly full "
+    {"Q12", "mpmc_array",
+     "fill gives positions back (the tail CAS down) on a partly full "
      "queue, a consumer racing",
      QP(QS_PUBLISH, 1, 1, 2, 3, .pop = OP_FILL, .cop = OP_POLL, .prefill = 1,
 	.may_fail = true)},
-    {"Q20", "mpmc_array",
-     "a producer's acquire of FREE(t) before its tail CAS <- the previous "
-     "lap's release: two producers race for the cell a poll frees",
-     OFFPOLL(2, 1, 1, -1)},
-    {"Q21", "mpmc_array",
-     "a consumer's acquire of RES/FULL(h) before its head CAS <- the "
-     "producer's reserve and publish: two consumers, one offer, empty "
-     "queue",
-     OFFPOLL(1, 2, 1, 0)},
-    /* Q15-Q19: the abandoned-position table, reached only by a claim that
-     * overshoots a full queue and cannot be handed back (abandon shape). */
-    {"Q15", "mpmc_array",
-     "abandon's CAS EMPTY -> BUSY <- unhole's release of EMPTY: two "
-     "producers overshoot a full capacity-1 queue, the second may reuse the "
-     "entry the consumer emptied",
-     ABANDON(2, 1, 3, OP_POLL)},
-    {"Q16", "mpmc_array",
-     "abandon's release of READY after storing pos -> take's acquire: the "
-     "consumer closes the recorded position instead of waiting",
-     ABANDON(1, 1, 2, OP_POLL)},
-    {"Q17", "mpmc_array",
-     "the acquire of READY, then pos, in peek and take: peek passes the "
-     "recorded position and equals the next poll (capacity 2)",
-     ABANDON(1, 2, 2, OP_PEEK)},
-    {"Q18", "mpmc_array",
-     "unhole's release of EMPTY after the close -> the next abandon's CAS: "
-     "two producers, capacity 2",
-     ABANDON(2, 2, 3, OP_POLL)},
-    {"Q19", "mpmc_array",
-     "the count, +1 before READY and -1 after EMPTY, equals the READY "
-     "entries at quiescence; take and peek skip the table at 0",
-     ABANDON(2, 1, 2, OP_PEEK)},
+    {"Q12b", "mpmc_array",
+     "the hand-back CAS -> a poll waiting for the positions re-reads the "
+     "tail and finds the queue empty (one producer, capacity 4)",
+     HANDBACK(1, 4, 3, OP_POLL, 0)},
+    {"Q12c", "mpmc_array",
+     "hand-back or tombstones: two producers claim and give back, the "
+     "consumer peeks then polls (peek equals the next poll)",
+     HANDBACK(2, 8, 3, OP_PEEK, 0)},
+    {"Q12d", "mpmc_array",
+     "tombstones and hand-backs on a partly full capacity-4 queue, two "
+     "producers",
+     HANDBACK(2, 4, 2, OP_POLL, 1)},
     /* The queues that grow (issue 11). At these capacities the tests'
      * tq_chunk gives chunks of 2 slots: every few elements cross a chunk
      * (a JUMP, a link, a retired or recycled chunk). */

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * White-box tests of conq_mpmc_array's peek: states that the table-driven
- * tests reach only by chance (a position claimed by a producer but not
- * published yet, while a later one is), set up with the header's internal
- * steps (claim, reserve, publish) one at a time.
+ * White-box tests of conq_mpmc_array: states that the table-driven tests
+ * reach only by chance (a position claimed by a producer but not published
+ * yet while a later one is; a cell whose poll has claimed it and not
+ * released it; positions fill hands back or turns into tombstones), set up
+ * with the header's internal steps (claim, publish, take, unclaim) one at a
+ * time.
  *
  * The rules under test: strict peek never looks past a position that may
  * still receive an element, so with one consumer it returns what the next
- * poll returns; poll and peek wait for (never close) a position a producer
- * holds, unless that producer abandoned it; every element lies within a
- * capacity of the head, where is_empty and peek look.
+ * poll returns; poll and peek wait for a position a producer holds, and
+ * return NULL once fill has handed it back; offer at a full queue fails and
+ * at a cell still being released waits; batches claim only what the cells
+ * (or the head) prove.
  * Usage: test_mpmc_array [case...]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -117,28 +120,26 @@ static void each_start(const char *name, size_t cap, const char *variant,
 	check_context("%s", "");
 }
 
-/* Claim t (not reserved: the producer is late). A poll in another thread
- * must wait for it, not close it and return NULL (size() said 1); it returns
- * E1 once the producer reserves and publishes. The same for peek, with t+1
- * published first: peek must not return E2 while E1 may still land at t. */
+/* Claim t and t+1, publish t+1 only (the producer of t is late). A poll in
+ * another thread must wait for t, not return NULL (size() said 2) nor E2;
+ * it returns E1 once t's producer publishes. The same for peek: it must not
+ * return E2 while E1 may still land at t. */
 static bool poll_waits(conq_mpmc_array *q, uint64_t start, int pk)
 {
 	conq__idx_t t = 0;
 	CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
 	/* init_at keeps the index width's low bits. */
 	CHECK_EQ(t, (conq__idx_t)start);
-	CHECK_TRUE(conq__mpmc_reserve(q, conq__idx_add(t, 1)));
 	conq__mpmc_publish(q, conq__idx_add(t, 1), E2);
 	CHECK_EQ(conq_mpmc_array_size(q), 2);
 	CHECK_NULL(conq_mpmc_array_relaxed_peek(q));
-	CHECK_FALSE(conq_mpmc_array_is_empty(q)); /* E2 */
+	CHECK_NULL(conq_mpmc_array_relaxed_poll(q)); /* t not FULL */
+	CHECK_FALSE(conq_mpmc_array_is_empty(q));    /* E2 */
 
 	struct waiter w = {q, pk != 0, NULL, 0};
 	pthread_t th;
 	if (!start_waiter(&w, &th))
 		return false;
-	/* t is not closed: the producer reserves it. */
-	CHECK_TRUE(conq__mpmc_reserve(q, t));
 	conq__mpmc_publish(q, t, E1);
 	pthread_join(th, NULL);
 	CHECK_PTR_EQ(w.got, E1);
@@ -151,223 +152,165 @@ static bool poll_waits(conq_mpmc_array *q, uint64_t start, int pk)
 	return true;
 }
 
-/* An abandoned position: the queue is full (E1, E2 in a capacity-2 queue),
- * producers C and D claim the next two positions with an FAA (their hint
- * was stale). C finds the queue full and, not being the last claimed,
- * records its position as abandoned; D, the last, hands its position back
- * to the tail. The consumer that reaches C's position closes it at once
- * (no wait), removes the entry, and poll goes on to the next element. */
-static bool abandoned(conq_mpmc_array *q, uint64_t start, int v)
+/* fill's hand-back while a poll (or peek) waits: positions t, t+1 claimed
+ * and not published, a waiter at t; the claimant gives them back
+ * (conq__mpmc_unclaim, no producer claimed after them: the tail moves back
+ * to t). The waiter re-reads the tail, finds the queue empty and returns
+ * NULL; the next offer takes t again. */
+static bool handed_back(conq_mpmc_array *q, uint64_t start, int pk)
+{
+	(void)start;
+	conq__idx_t t = 0;
+	CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
+	CHECK_EQ(conq_mpmc_array_size(q), 2);
+	CHECK_TRUE(conq_mpmc_array_is_empty(q)); /* no element published */
+	struct waiter w = {q, pk != 0, NULL, 0};
+	pthread_t th;
+	if (!start_waiter(&w, &th))
+		return false;
+	conq__mpmc_unclaim(q, t, conq__idx_add(t, 2));
+	CHECK_EQ(conq__load_seq_cst(&q->tail), t);
+	pthread_join(th, NULL);
+	CHECK_NULL(w.got);
+	CHECK_EQ(conq_mpmc_array_size(q), 0);
+	CHECK_NULL(conq_mpmc_array_peek(q));
+	CHECK_TRUE(conq_mpmc_array_offer(q, E1));
+	CHECK_EQ(conq__load_seq_cst(&q->tail), conq__idx_add(t, 1));
+	CHECK_NEXT(q, E1);
+	check_rounds(q);
+	return true;
+}
+
+/* fill's give-back when another producer has claimed after it: t, t+1
+ * claimed by A, t+2 by B, who publishes E3; A's hand-back cannot move the
+ * tail (B's claim is above), so A's positions become tombstones. peek and
+ * poll (and relaxed_peek) pass them to E3. */
+static bool tombstones(conq_mpmc_array *q, uint64_t start, int v)
 {
 	(void)start;
 	(void)v;
-	CHECK_TRUE(conq_mpmc_array_offer(q, E1));
-	CHECK_TRUE(conq_mpmc_array_offer(q, E2));
-	CHECK_FALSE(conq_mpmc_array_offer(q, E3)); /* full */
-	conq__idx_t c = conq__faa_seq_cst(&q->tail, (conq__idx_t)2);
-	conq__idx_t d = conq__idx_add(c, 1);
-	CHECK_FALSE(conq__mpmc_reserve(q, c)); /* C: abandoned */
-	CHECK_EQ(conq__load_seq_cst(&q->nholes), 1);
-	CHECK_FALSE(conq__mpmc_reserve(q, d)); /* D: handed back */
-	CHECK_EQ(conq__load_seq_cst(&q->tail), d);
-	CHECK_EQ(conq__load_seq_cst(&q->nholes), 1);
-	CHECK_EQ(conq_mpmc_array_size(q), 2);
-
-	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
-	CHECK_NEXT(q, E2);
-	/* Only the abandoned position is left: no element. */
-	CHECK_TRUE(conq_mpmc_array_is_empty(q));
-	CHECK_NULL(conq_mpmc_array_peek(q)); /* passes it, no wait */
-	CHECK_EQ(conq__load_seq_cst(&q->nholes), 1);
-	CHECK_TRUE(conq_mpmc_array_offer(q, E3)); /* at d */
-	CHECK_NEXT(q, E3);			  /* the poll closes c */
-	CHECK_EQ(conq__load_seq_cst(&q->nholes), 0);
-	for (unsigned k = 0; k < CONQ__MPMC_HOLES; k++)
-		CHECK_EQ(q->holes[k].state, CONQ__MPMC_HOLE_EMPTY);
+	conq__idx_t a = 0, b = 0;
+	CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &a), 2);
+	CHECK_EQ(conq__mpmc_claim_put(q, 1, 1, &b), 1);
+	CHECK_EQ(b, conq__idx_add(a, 2));
+	conq__mpmc_publish(q, b, E3);
+	conq__mpmc_unclaim(q, a, conq__idx_add(a, 2));
+	CHECK_EQ(conq__load_seq_cst(&q->tail), conq__idx_add(b, 1));
+	CHECK_EQ(conq_mpmc_array_size(q), 3); /* tombstones count until taken */
+	CHECK_PTR_EQ(conq_mpmc_array_relaxed_peek(q), E3);
+	CHECK_FALSE(conq_mpmc_array_is_empty(q));
+	CHECK_PTR_EQ(conq_mpmc_array_peek(q), E3);
+	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E3);
 	CHECK_NULL(conq_mpmc_array_poll(q));
 	CHECK_EQ(conq_mpmc_array_size(q), 0);
 	check_rounds(q);
 	return true;
 }
 
-/* The torture finding (is_empty() true / peek() NULL with an element in the
- * queue): producers A and B claim positions 0 and 1 of a capacity-2 queue
- * and stall; the only consumer peeks. peek used to close both after a
- * bounded wait, without moving the head, so that producer C's overshooting
- * FAA (position 2) found its cell free a lap ahead and published there, out
- * of the scan. Now peek waits for A, C finds the queue full (it is the last
- * claimed, so it hands position 2 back), and A's and B's elements are seen
- * by is_empty and peek, and polled in order. */
-static bool look_window(conq_mpmc_array *q, uint64_t start, int v)
-{
-	(void)start;
-	(void)v;
-	/* [Q1] seq_cst: as in conq__mpmc_claim_put (a white-box claim). */
-	conq__idx_t a = conq__faa_seq_cst(&q->tail, (conq__idx_t)2);
-	conq__idx_t b = conq__idx_add(a, 1);
-	struct waiter w = {q, true, NULL, 0};
-	pthread_t th;
-	if (!start_waiter(&w, &th)) /* peek waits */
-		return false;
-	CHECK_TRUE(conq_mpmc_array_is_empty(q)); /* nothing yet */
-	/* C: an FAA past head + n; the cell holds the earlier lap */
-	conq__idx_t c = conq__faa_seq_cst(&q->tail, (conq__idx_t)1);
-	CHECK_FALSE(conq__mpmc_reserve(q, c));
-	CHECK_EQ(conq__load_seq_cst(&q->tail), c); /* handed back */
-	CHECK_TRUE(conq__mpmc_reserve(q, b));
-	conq__mpmc_publish(q, b, E2);
-	CHECK_FALSE(conq_mpmc_array_is_empty(q));
-	CHECK_TRUE(conq__mpmc_reserve(q, a));
-	conq__mpmc_publish(q, a, E1);
-	pthread_join(th, NULL);
-	CHECK_PTR_EQ(w.got, E1);
-	CHECK_FALSE(conq_mpmc_array_is_empty(q));
-	CHECK_NEXT(q, E1);
-	CHECK_FALSE(conq_mpmc_array_is_empty(q));
-	CHECK_NEXT(q, E2);
-	CHECK_TRUE(conq_mpmc_array_is_empty(q));
-	CHECK_NULL(conq_mpmc_array_poll(q));
-	/* C offers again, now in the window */
-	CHECK_TRUE(conq_mpmc_array_offer(q, E3));
-	CHECK_FALSE(conq_mpmc_array_is_empty(q));
-	CHECK_NEXT(q, E3);
-	CHECK_EQ(conq_mpmc_array_size(q), 0);
-	return true;
-}
-
-struct later {
+struct offerer {
 	conq_mpmc_array *q;
-	conq__idx_t t;
+	size_t n; /* 1: offer, else offer_bulk of n */
+	size_t got;
+	int done;
 };
 
-static void *publish_later(void *arg)
+static void *run_offerer(void *arg)
 {
-	struct later *l = (struct later *)arg;
-	sleep_ms(20);
-	conq__mpmc_publish(l->q, l->t, E1);
+	struct offerer *o = (struct offerer *)arg;
+	void *es[4] = {E3, E3, E3, E3};
+	o->got = o->n == 1 ? (size_t)conq_mpmc_array_offer(o->q, E3)
+			   : conq_mpmc_array_offer_bulk(o->q, es, o->n);
+	/* release: pairs with the main thread's acquire of done. */
+	conq__store_release(&o->done, 1);
 	return NULL;
 }
 
-/* t reserved (RES: the producer is writing it), t+1 published: peek waits
- * for t's element instead of returning E2 (another thread publishes t 20 ms
- * later); relaxed_peek returns NULL meanwhile. */
-static bool reserved(conq_mpmc_array *q, uint64_t start, int v)
+/* A full queue whose oldest cells a poll has claimed and not released yet
+ * (claim_take without take): the queue is no longer full, so offer (and an
+ * offer_bulk the head proves room for) waits for the release instead of
+ * failing or overwriting; a plain full queue fails at once. */
+static bool releasing(conq_mpmc_array *q, uint64_t start, int bulk)
+{
+	(void)start;
+	size_t cap = conq_mpmc_array_capacity(q); /* 2 */
+	CHECK_TRUE(conq_mpmc_array_offer(q, E1));
+	CHECK_TRUE(conq_mpmc_array_offer(q, E2));
+	CHECK_FALSE(conq_mpmc_array_offer(q, E3)); /* full */
+	CHECK_FALSE(conq_mpmc_array_relaxed_offer(q, E3));
+	void *two[2] = {E3, E3};
+	CHECK_EQ(conq_mpmc_array_offer_bulk(q, two, 1), 0);
+	conq__idx_t h = 0;
+	size_t k = bulk ? cap : 1;
+	CHECK_EQ(conq__mpmc_claim_take(q, k, &h), k);
+	CHECK_FALSE(conq_mpmc_array_relaxed_offer(q, E3)); /* not released */
+	struct offerer o = {q, bulk ? cap : 1, 0, 0};
+	pthread_t th;
+	if (!CHECK_EQ(pthread_create(&th, NULL, run_offerer, &o), 0))
+		return false;
+	sleep_ms(30);
+	CHECK_EQ(conq__load_acquire(&o.done), 0); /* waits */
+	CHECK_PTR_EQ(conq__mpmc_take(q, h), E1);
+	if (bulk)
+		CHECK_PTR_EQ(conq__mpmc_take(q, conq__idx_add(h, 1)), E2);
+	pthread_join(th, NULL);
+	CHECK_EQ(o.got, bulk ? cap : 1);
+	if (!bulk)
+		CHECK_NEXT(q, E2);
+	CHECK_NEXT(q, E3);
+	if (bulk)
+		CHECK_NEXT(q, E3);
+	CHECK_NULL(conq_mpmc_array_poll(q));
+	check_rounds(q);
+	return true;
+}
+
+/* poll_burst claims only the consecutive published cells from the head: t
+ * and t+2 published, t+1 not: one element, then the poll of t+1 waits for
+ * its producer. */
+static bool burst_stops(conq_mpmc_array *q, uint64_t start, int v)
 {
 	(void)start;
 	(void)v;
 	conq__idx_t t = 0;
-	CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
-	CHECK_TRUE(conq__mpmc_reserve(q, t));
-	CHECK_TRUE(conq__mpmc_reserve(q, t + 1));
-	conq__mpmc_publish(q, t + 1, E2);
-	CHECK_NULL(conq_mpmc_array_relaxed_peek(q));
-
-	struct later l = {q, t};
+	CHECK_EQ(conq__mpmc_claim_put(q, 3, 3, &t), 3);
+	conq__mpmc_publish(q, t, E1);
+	conq__mpmc_publish(q, conq__idx_add(t, 2), E3);
+	void *out[4] = {NULL, NULL, NULL, NULL};
+	CHECK_EQ(conq_mpmc_array_poll_burst(q, out, 4), 1);
+	CHECK_PTR_EQ(out[0], E1);
+	struct waiter w = {q, false, NULL, 0};
 	pthread_t th;
-	if (!CHECK_EQ(pthread_create(&th, NULL, publish_later, &l), 0))
+	if (!start_waiter(&w, &th))
 		return false;
-	CHECK_PTR_EQ(conq_mpmc_array_peek(q), E1);
+	conq__mpmc_publish(q, conq__idx_add(t, 1), E2);
 	pthread_join(th, NULL);
-	CHECK_PTR_EQ(conq_mpmc_array_relaxed_peek(q), E1);
-	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
-	CHECK_NEXT(q, E2);
-	CHECK_NULL(conq_mpmc_array_peek(q));
-	return true;
-}
-
-/* A tombstone (a batch's unused position) is looked past by every peek. */
-static void case_tombstone(void)
-{
-	conq_mpmc_array *q = make(4, 0);
-	if (!CHECK_NOT_NULL(q))
-		return;
-	conq__idx_t t = 0;
-	CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
-	CHECK_TRUE(conq__mpmc_reserve(q, t));
-	CHECK_TRUE(conq__mpmc_reserve(q, t + 1));
-	conq__mpmc_publish(q, t, NULL);
-	conq__mpmc_publish(q, t + 1, E3);
-	CHECK_NULL(conq_mpmc_array_relaxed_peek(q)); /* head: a tombstone */
-	CHECK_PTR_EQ(conq_mpmc_array_peek(q), E3);
-	CHECK_FALSE(conq_mpmc_array_is_empty(q));
-	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E3);
-	CHECK_NULL(conq_mpmc_array_poll(q));
-	conq_mpmc_array_destroy(q);
-}
-
-/* fill gives positions back (the tail moves back) while a peek waits for
- * them: the peek, which waited because a producer held the positions, sees
- * the tail at or below them and returns NULL, closing nothing; the positions
- * are claimed again by the next offer. The interleaving of
- * conq__mpmc_unclaim's two steps with a peek, done by hand. */
-static void case_closed_then_unclaimed(void)
-{
-	conq_mpmc_array *q = make(4, 0);
-	if (!CHECK_NOT_NULL(q))
-		return;
-	conq__idx_t t = 0;
-	CHECK_EQ(conq__mpmc_claim_put(q, 2, 2, &t), 2);
-	CHECK_TRUE(conq__mpmc_reserve(q, t));
-	/* unclaim, step 1: undo the RES */
-	conq__store_release(&conq__mpmc_cell_at(q, t)->seq,
-			    conq__mpmc_lap(q, t) | CONQ__MPMC_FREE);
-	struct waiter w = {q, true, NULL, 0};
-	pthread_t th;
-	if (!start_waiter(&w, &th)) /* peek waits */
-		return;
-	/* unclaim, step 2: the tail goes back to t */
-	conq__idx_t to = t + 2;
-	CHECK_TRUE(conq__cas_strong_seq_cst(&q->tail, &to, t));
-	pthread_join(th, NULL);
-	CHECK_NULL(w.got);
-	CHECK_TRUE(conq_mpmc_array_is_empty(q));
-	CHECK_NULL(conq_mpmc_array_peek(q));
-	/* offer takes t again: nothing was closed */
-	CHECK_TRUE(conq_mpmc_array_offer(q, E1));
-	CHECK_EQ(conq__load_seq_cst(&q->tail), t + 1);
-	CHECK_NEXT(q, E1);
-	CHECK_NULL(conq_mpmc_array_poll(q));
+	CHECK_PTR_EQ(w.got, E2);
+	CHECK_EQ(conq_mpmc_array_poll_burst(q, out, 4), 1);
+	CHECK_PTR_EQ(out[0], E3);
+	CHECK_EQ(conq_mpmc_array_poll_burst(q, out, 4), 0);
 	check_rounds(q);
-	conq_mpmc_array_destroy(q);
-}
-
-/* A poll past the tail (its FAA overshot) closes its position at once, as no
- * producer holds it, and leaves the tail alone; the producer that claims
- * that position next finds it closed and offers at the next one. */
-static void case_past_tail(void)
-{
-	conq_mpmc_array *q = make(4, 0);
-	if (!CHECK_NOT_NULL(q))
-		return;
-	/* [Q7] seq_cst: as in conq__mpmc_claim_take (a white-box claim past
-	 * the tail); the tail load, [Q11], as in take. */
-	conq__idx_t h = conq__faa_seq_cst(&q->head, (conq__idx_t)1);
-	CHECK_NULL(conq__mpmc_take(q, h));
-	CHECK_EQ(conq__load_seq_cst(&q->tail), h);
-	CHECK_EQ(conq_mpmc_array_size(q), 0);
-	CHECK_TRUE(conq_mpmc_array_is_empty(q));
-	CHECK_TRUE(conq_mpmc_array_offer(q, E1)); /* h lost, then h + 1 */
-	CHECK_EQ(conq__load_seq_cst(&q->tail), h + 2);
-	CHECK_PTR_EQ(conq_mpmc_array_poll(q), E1);
-	CHECK_NULL(conq_mpmc_array_poll(q));
-	conq_mpmc_array_destroy(q);
+	return true;
 }
 
 static void case_poll_waits(void)
 {
 	each_start("poll_waits", 8, "peek", poll_waits);
 }
-static void case_abandoned(void)
+static void case_handed_back(void)
 {
-	each_start("abandoned", 2, NULL, abandoned);
+	each_start("handed_back", 4, "peek", handed_back);
 }
-static void case_look_window(void)
+static void case_tombstones(void)
 {
-	each_start("look_window", 2, NULL, look_window);
+	each_start("tombstones", 4, NULL, tombstones);
 }
-static void case_reserved(void)
+static void case_releasing(void)
 {
-	each_start("reserved", 4, NULL, reserved);
+	each_start("releasing", 2, "bulk", releasing);
+}
+static void case_burst_stops(void)
+{
+	each_start("burst_stops", 4, NULL, burst_stops);
 }
 
 static const struct {
@@ -375,12 +318,10 @@ static const struct {
 	void (*fn)(void);
 } cases[] = {
     {"poll_waits", case_poll_waits},
-    {"abandoned", case_abandoned},
-    {"look_window", case_look_window},
-    {"past_tail", case_past_tail},
-    {"reserved", case_reserved},
-    {"tombstone", case_tombstone},
-    {"closed_then_unclaimed", case_closed_then_unclaimed},
+    {"handed_back", case_handed_back},
+    {"tombstones", case_tombstones},
+    {"releasing", case_releasing},
+    {"burst_stops", case_burst_stops},
 };
 
 int main(int argc, char **argv)
