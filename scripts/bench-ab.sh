@@ -20,7 +20,7 @@
 #       new=build/bench/conq-bench -- -tg 1,1 \
 #       -p qType=conq:spmc_array,ck:spmc,mutex:ring -wi 1 -w 100ms -i 6 -r 150ms
 # Builds with other tunables: configure with, e.g.,
-#   -DCMAKE_C_FLAGS='-DCONQ__SPMC_CHASE_SPINS=32 -DCONQ__MPMC_CHASE=32u'
+#   -DCMAKE_C_FLAGS='-DCONQ__SPMC_CHASE_SPINS=32 -DCONQ__MPMC_CHASE_SPINS=32u'
 set -eu
 ROUNDS=3
 if [ "${1:-}" = -n ]; then

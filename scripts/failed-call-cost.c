@@ -9,7 +9,7 @@
  *      -o /tmp/failed-call-cost && /tmp/failed-call-cost
  *
  * Build libconq (and this file) with -DCONQ__SPMC_CHASE_SPINS=K and
- * -DCONQ__MPMC_CHASE=Ku to see other watch lengths.
+ * -DCONQ__MPMC_CHASE_SPINS=Ku (and _GAP=NSu) to see other watch lengths.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>

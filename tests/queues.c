@@ -34,9 +34,9 @@
  * (TQ_GATE_MOVES + 2 * TQ_GATE_EVERY * 64) each (64: the largest batch the
  * tests pass), 2,048 per thread, during any one call: far below 2^15 for
  * the tests' at most nine threads (conq-torture: 4 + 4 and its observer).
- * A call may itself wait for another thread to begin a call (conq_mpmc_array
- * with its abandoned-position table full waits for a poll), so the wait
- * gives up after TQ_GATE_WAIT_NS and grants another TQ_GATE_MOVES; and a
+ * A call may itself wait for another thread to begin a call (a strict call
+ * of an earlier conq_mpmc_array waited so), so the wait gives up after
+ * TQ_GATE_WAIT_NS and grants another TQ_GATE_MOVES; and a
  * test whose callback (fill's supplier) waits for the other threads says
  * so with tq_gate_suspend() and tq_gate_resume(). 64-bit builds: no gate (a
  * stall would need 2^63 moves).
