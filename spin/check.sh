@@ -92,9 +92,8 @@ spmc:1p2c               spmc.pml safety
 mpmc:2p1c               mpmc.pml safety          -DNP=2_-DNC=1
 mpmc:2p2c,per=1         mpmc.pml safety          -DNP=2_-DNC=2_-DPER=1_-DSTART=15
 mpmc:2p2c,cap=1,per=1   mpmc.pml safety          -DNP=2_-DNC=2_-DPER=1_-DCAP=1_-DSTART=15
-mpmc:2p1c,k=2,fill      mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DKC=2_-DFILL=1
+mpmc:2p1c,k=2           mpmc.pml safety          -DNP=2_-DNC=1_-DK=2_-DKC=2
 mpmc:1p2c,k=2,fill      mpmc.pml safety          -DNP=1_-DNC=2_-DK=2_-DKC=2_-DFILL=1
-mpmc:2p1c,fill          mpmc.pml safety          -DNP=2_-DNC=1_-DFILL=1
 mpmc:2p1c,cap=1,fill    mpmc.pml safety          -DNP=2_-DNC=1_-DCAP=1_-DFILL=1
 mpmc:1p2c,cap=1,fill    mpmc.pml safety          -DNP=1_-DNC=2_-DCAP=1_-DFILL=1
 spsc_la:1p1c,r=3        spsc_la.pml safety
