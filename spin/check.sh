@@ -4,7 +4,8 @@
 # spin/check.sh - exhaustive Spin searches of conq's array index protocols
 # (spsc.pml, mpsc.pml, spmc.pml, mpmc.pml), of the SPSC linked arrays' chunk
 # hand-over (spsc_la.pml), of the MPSC linked arrays' resize (mpsc_la.pml)
-# and of the intrusive MPSC node protocol (mpsc_node.pml); docs/stress.md,
+# of the intrusive MPSC node protocol (mpsc_node.pml) and of the
+# eventcount's park/wake under store buffers (eventcount.pml); docs/stress.md,
 # "Spin models".
 #
 # Usage: spin/check.sh [--bugs] [WORKDIR]
@@ -99,9 +100,14 @@ mpmc:1p2c,cap=1,fill    mpmc.pml safety          -DNP=1_-DNC=2_-DCAP=1_-DFILL=1
 spsc_la:1p1c,r=3        spsc_la.pml safety
 mpsc_la:2p1c,c=2        mpsc_la.pml safety
 mpsc_node:2p1c          mpsc_node.pml safety
+eventcount:1p1c         eventcount.pml safety
+eventcount:1p1c,cap=2   eventcount.pml safety    -DCAP=2
+eventcount:1p2c         eventcount.pml safety    -DNC=2_-DPER=2
+eventcount:1p1c,rmw     eventcount.pml safety    -DRMW=1
+eventcount:1p2c,rmw     eventcount.pml safety    -DNC=2_-DPER=2_-DRMW=1
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then

@@ -45,6 +45,8 @@ static conq_mpmc_array *mpmc_init(void *mem, size_t capacity, uint64_t start,
 			    CONQ__MPMC_FREE;
 	q->tail = s;
 	q->head = s;
+	conq_eventcount_init(&q->nonempty, 0);
+	conq_eventcount_init(&q->nonfull, 0);
 	return q;
 }
 

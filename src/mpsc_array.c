@@ -30,6 +30,8 @@ static conq_mpsc_array *mpsc_init(void *mem, size_t capacity, uint64_t start,
 	/* A narrow index build (CONQ_INDEX_BITS) keeps start's low bits. */
 	q->pidx = q->cidx = (conq__idx_t)start;
 	q->plimit = conq__idx_add(q->pidx, q->cap);
+	conq_eventcount_init(&q->nonempty, 0);
+	conq_eventcount_init(&q->nonfull, 0);
 	return q;
 }
 

@@ -13,6 +13,7 @@ void conq_mpsc_intrusive_init(conq_mpsc_intrusive *q)
 	q->wlast = NULL;
 	q->wmark = 0;
 	q->chase = 0;
+	conq_eventcount_init(&q->nonempty, 0);
 }
 
 conq_mpsc_intrusive *conq_mpsc_intrusive_create(void)

@@ -138,6 +138,8 @@ conq__mpsc_la *conq__mpsc_la_create(unsigned kind, size_t chunk, size_t max,
 	q->pusable = chunk_usable(q, first);
 	q->pidx = q->cidx = 0;
 	q->plimit = conq__idx_add(0, 2 * q->pusable);
+	conq_eventcount_init(&q->nonempty, 0);
+	conq_eventcount_init(&q->nonfull, 0);
 	return q;
 }
 
@@ -358,8 +360,8 @@ static bool la_claim(conq__mpsc_la *q, conq__idx_t p, void *const *es,
 	return true;
 }
 
-static size_t la_slow(conq__mpsc_la *q, void *const *es, size_t n, bool all,
-		      conq__mpsc_la_chunk **pre, bool wait_nomem)
+static size_t la_slow_loop(conq__mpsc_la *q, void *const *es, size_t n,
+			   bool all, conq__mpsc_la_chunk **pre, bool wait_nomem)
 {
 	unsigned spins = 0;
 	for (;;) {
@@ -424,6 +426,20 @@ static size_t la_slow(conq__mpsc_la *q, void *const *es, size_t n, bool all,
 		}
 		conq__wait_backoff(&spins);
 	}
+}
+
+/* The slow path's every publication ends here: a claim in the current chunk
+ * (la_claim's [ML1]) or a resize (la_resize, whose JUMP [ML8] is its last
+ * store; the consumer reaches the new chunk's elements only through it).
+ * Nothing published (full, ENOMEM, a rolled-back resize): no notify. */
+static size_t la_slow(conq__mpsc_la *q, void *const *es, size_t n, bool all,
+		      conq__mpsc_la_chunk **pre, bool wait_nomem)
+{
+	size_t r = la_slow_loop(q, es, n, all, pre, wait_nomem);
+	if (r == 0)
+		return 0;
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
+	return r;
 }
 
 size_t conq__mpsc_la_offer_slow(conq__mpsc_la *q, void *const *es, size_t n,

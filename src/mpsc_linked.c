@@ -32,6 +32,7 @@ conq_mpsc_linked *conq_mpsc_linked_create_with(const conq_allocator *a)
 	    a, sizeof(conq_mpsc_linked), CONQ_PAD);
 	if (q == NULL)
 		return NULL;
+	/* The list and its eventcount (q->list.nonempty, take()'s). */
 	conq_mpsc_intrusive_init(&q->list);
 	if (a != NULL) {
 		q->acopy = *a;

@@ -161,6 +161,8 @@ conq__spsc_la *conq__spsc_la_create(unsigned kind, size_t chunk, size_t max,
 	if (kind != CONQ__SPSC_LA_GROWABLE)
 		conq__cold_init(&q->cold, ch->bytes);
 	la_reset(q, 0);
+	conq_eventcount_init(&q->nonempty, 0);
+	conq_eventcount_init(&q->nonfull, 0);
 	return q;
 }
 
@@ -343,6 +345,8 @@ size_t conq__spsc_la_offer_bulk_slow(conq__spsc_la *q, void *const *es,
 		conq__spsc_la_put(q, p, es + done, k);
 		done += (size_t)k;
 	}
+	if (done)
+		conq__spsc_la_published(q);
 	while (q->pres != NULL) {
 		conq__spsc_la_chunk *x = q->pres->next;
 		la_chunk_free(q, q->pres);

@@ -77,9 +77,14 @@ conq_spsc_linked *conq_spsc_linked_create_with(const conq_allocator *a)
 	if (mem == NULL)
 		goto fail;
 	q->cache = conq_spsc_array_init(mem, CONQ__SPSC_LINKED_CACHE);
+	/* Nobody ever puts or takes on the cache: its eventcounts need not
+	 * make its notifies pay an RMW where membarrier is missing. */
+	conq__eventcount_unwaited(&q->cache->nonempty);
+	conq__eventcount_unwaited(&q->cache->nonfull);
 	q->head = q->tail = conq__spsc_linked_alloc(q);
 	if (q->head == NULL)
 		goto fail;
+	conq_eventcount_init(&q->nonempty, 0);
 	return q;
 fail:
 	if (q->cache != NULL)

@@ -50,7 +50,16 @@
  *             if no producer claimed after them, else they become
  *             tombstones || the consumer polls (or peeks, then polls) on,
  *             waiting for claimed positions and passing tombstones; the
- *             arbiter drains and checks that the queue is empty and whole.
+ *             arbiter drains and checks that the queue is empty and whole;
+ *  park       producers put (blocking) into a capacity-2 queue || consumers
+ *             take (blocking) their share, each call with a 5 s watchdog
+ *             deadline; put and take park at once (no watching first), so
+ *             every hand-over that finds the other side not there yet is a
+ *             park/wake race on the eventcount. A call that reaches its
+ *             watchdog is a lost wake-up (the other side finished long
+ *             before); also the rmw variant (the eventcount's mode without
+ *             membarrier) and the spin one (the default watch before the
+ *             park).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -60,6 +69,7 @@
 #include "stress.h"
 
 #include "conq/conq.h"
+#include "conq/impl/testing.h"
 #include "queues.h"
 
 #define QMAXE  12 /* payloads per state: elements offered and prefilled */
@@ -74,8 +84,12 @@ enum q_scen {
 	QS_PEEK,
 	QS_PEEK_RACE,
 	QS_SIZE,
-	QS_HANDBACK
+	QS_HANDBACK,
+	QS_PARK
 };
+
+/* park: the watchdog on every put and take. */
+#define Q_WATCHDOG_NS (5 * 1000000000LL)
 
 enum q_op {
 	OP_OFFER,
@@ -89,7 +103,9 @@ enum q_op {
 	OP_RELAXED_POLL,
 	OP_IS_EMPTY,
 	OP_SIZE,
-	OP_PEEK /* handback: the consumer peeks before each poll */
+	OP_PEEK, /* handback: the consumer peeks before each poll */
+	OP_PUT,
+	OP_TAKE
 };
 
 struct qparam {
@@ -104,6 +120,8 @@ struct qparam {
 	unsigned per;	 /* elements per producer */
 	bool wrap;	 /* indices start just below 2^64 */
 	bool may_fail;	 /* publish: offers may fail (queue smaller) */
+	unsigned spin;	 /* park: ns put/take watch before parking */
+	bool rmw;	 /* park: eventcounts in the mode without membarrier */
 	size_t qoff;	 /* offset of the queue in the state */
 };
 
@@ -204,6 +222,11 @@ static void q_init(void *st, const struct cs_test *t, uint64_t k)
 	const struct tq_desc *d = p->d;
 	char *mem = (char *)st + p->qoff;
 	s->p = p;
+	if (p->scen == QS_PARK) {
+		/* Before the queue's init, which sets its eventcounts' mode. */
+		conq__test_block_spin(p->spin);
+		conq__test_eventcount_force_rmw(p->rmw);
+	}
 	/* wrap: the queue's first index is 1..5 operations below 2^64, so the
 	 * prefill and the racing operations cross the wrap. */
 	if (d->memsize == NULL)
@@ -369,6 +392,24 @@ static void q_producer(struct qstate *s, unsigned i)
 	case QS_HANDBACK:
 		q_handback_put(s, i);
 		break;
+	case QS_PARK: {
+		unsigned long z = conq__test_eventcount_sleeps();
+		for (unsigned k = 0; k < p->per; k++) {
+			unsigned id = prod_id(p, i, k);
+			pay_write(s, id);
+			if (p->d->put_until(s->q, elem(s, id),
+					    conq_now_ns() + Q_WATCHDOG_NS))
+				s->offered[i] |= 1u << k;
+			else /* relaxed: a count, read by the arbiter */
+				__atomic_fetch_add(&s->v[0], 1,
+						   __ATOMIC_RELAXED);
+		}
+		/* relaxed: a count, read by the arbiter */
+		__atomic_fetch_add(&s->v[2],
+				   (int64_t)(conq__test_eventcount_sleeps() - z),
+				   __ATOMIC_RELAXED);
+		break;
+	}
 	default:
 		q_offer_all(s, i, OP_OFFER);
 		break;
@@ -493,6 +534,27 @@ static void q_consumer(struct qstate *s, unsigned j)
 	case QS_SIZE:
 		q_take(s, l, OP_POLL, 1, true);
 		break;
+	case QS_PARK: {
+		/* This consumer's share: all of them are put, so each take
+		 * returns unless a wake-up is lost. */
+		unsigned total = p->np * p->per + s->npre;
+		unsigned share = total / p->nc + (j == 0 ? total % p->nc : 0);
+		unsigned long z = conq__test_eventcount_sleeps();
+		for (unsigned k = 0; k < share; k++) {
+			void *e = d->take_until(s->q,
+						conq_now_ns() + Q_WATCHDOG_NS);
+			if (e != NULL)
+				list_add(s, l, e, true);
+			else /* relaxed: a count, read by the arbiter */
+				__atomic_fetch_add(&s->v[1], 1,
+						   __ATOMIC_RELAXED);
+		}
+		/* relaxed: a count, read by the arbiter */
+		__atomic_fetch_add(&s->v[2],
+				   (int64_t)(conq__test_eventcount_sleeps() - z),
+				   __ATOMIC_RELAXED);
+		break;
+	}
 	case QS_HANDBACK: {
 		/* One more attempt than elements may exist: the polls that
 		 * find no element return NULL. peek: with the only consumer,
@@ -748,6 +810,15 @@ static void q_arbiter(void *st, int64_t *r)
 		r[2] = sz == rest.n && !viol && !bad;
 		r[3] = s->v[1];
 		break;
+	case QS_PARK:
+		r[0] = s->v[0];
+		r[1] = s->v[1];
+		r[2] = bad;
+		r[3] = v.lost;
+		r[4] = v.dup;
+		r[5] = v.order;
+		r[6] = s->v[2] > 0;
+		break;
 	case QS_HANDBACK: {
 		/* size() counts a tombstone until a poll takes it: compared
 		 * only after the drain, which takes them all; then the queue
@@ -879,6 +950,22 @@ static const struct cs_outcome handback_out[] = {
      "after the drain the queue is not empty (a tombstone or a handed-back "
      "position left counted) or not usable"}};
 
+static const struct cs_outcome park_out[] = {
+    {"0, 0, 0, 0, 0, 0, 0", CS_ACCEPTABLE, 0,
+     "every put and take returned before its watchdog, none slept; every "
+     "element taken exactly once, in order, payload intact"},
+    {"0, 0, 0, 0, 0, 0, 1", CS_ACCEPTABLE, 0,
+     "the same, and at least one call slept on the futex and was woken: "
+     "the park/wake race ran"},
+    {"1..99, *, *, *, *, *, *", CS_FORBIDDEN, 0,
+     "a put reached its 5 s watchdog: the producer's wake-up was lost"},
+    {"*, 1..99, *, *, *, *, *", CS_FORBIDDEN, 0,
+     "a take reached its 5 s watchdog: the consumer's wake-up was lost"},
+    {"*, *, 1, *, *, *, *", CS_FORBIDDEN, 0, "payload not intact"},
+    {"*, *, *, 1, *, *, *", CS_FORBIDDEN, 0, "an element was lost"},
+    {"*, *, *, *, 1, *, *", CS_FORBIDDEN, 0, "an element was taken twice"},
+    {"*, *, *, *, *, 1, *", CS_FORBIDDEN, 0, "FIFO order broken"}};
+
 /* Per shape (enum q_scen): its outcome table, results and summary. */
 static const struct qshape {
 	struct qtable out;
@@ -913,6 +1000,10 @@ static const struct qshape {
 		     "some and give the rest back (to the tail, or as "
 		     "tombstones) || consumer polls on; arbiter drains, checks "
 		     "the queue empty and whole"},
+    [QS_PARK] = {QTABLE(park_out), 7,
+		 "put timeouts, take timeouts, bad, lost, dup, order, slept",
+		 "producer(s) put (blocking) || consumer(s) take (blocking) "
+		 "their share, each call with a 5 s watchdog"},
 };
 
 /* ---- building the tests ---- */
@@ -929,7 +1020,8 @@ static const char *op_name(enum q_op op)
 	static const char *const names[] = {
 	    "offer",	     "offer_bulk", "offer_burst", "fill",
 	    "relaxed_offer", "poll",	   "poll_burst",  "drain",
-	    "relaxed_poll",  "is_empty",   "size",	  "peek"};
+	    "relaxed_poll",  "is_empty",   "size",	  "peek",
+	    "put",	     "take"};
 	return names[op];
 }
 
@@ -1001,6 +1093,10 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	else if (p->scen == QS_HANDBACK)
 		snprintf(ops, sizeof ops, "; consumer %s",
 			 p->cop == OP_PEEK ? "peek, poll" : "poll");
+	else if (p->scen == QS_PARK)
+		snprintf(ops, sizeof ops, "; watch %u ns before parking%s",
+			 p->spin,
+			 p->rmw ? "; eventcounts without membarrier" : "");
 	char pre[24];
 	if (p->prefill < 0)
 		snprintf(pre, sizeof pre, "full");
@@ -1028,6 +1124,9 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	QP(QS_NONEMPTY, np_, 1, cap_, 2, .probe = probe_)
 #define OFFPOLL(np_, nc_, cap_, pre)                                           \
 	QP(QS_OFFER_POLL, np_, nc_, cap_, 1, .prefill = pre)
+#define PARK(np_, nc_, per_, ...)                                              \
+	QP(QS_PARK, np_, nc_, 2, per_, .pop = OP_PUT, .cop = OP_TAKE,          \
+	   __VA_ARGS__)
 #define HANDBACK(np_, cap_, per_, cop_, pre)                                   \
 	QP(QS_HANDBACK, np_, 1, cap_, per_, .cop = cop_, .prefill = pre)
 
@@ -1053,6 +1152,12 @@ static const struct {
     {"offer_poll.cap1.full.2p1c", OFFPOLL(2, 1, 1, -1)},
     {"offer_poll.cap1.full.1p2c", OFFPOLL(1, 2, 1, -1)},
     {"size_bounds", QP(QS_SIZE, 1, 1, 2, 2, .prefill = 1)},
+    {"park.1p1c", PARK(1, 1, 5, .spin = 0)},
+    {"park.2p1c", PARK(2, 1, 3, .spin = 0)},
+    {"park.1p2c", PARK(1, 2, 5, .spin = 0)},
+    {"park.2p2c", PARK(2, 2, 3, .spin = 0)},
+    {"park.spin.1p1c", PARK(1, 1, 5, .spin = CONQ__BLOCK_SPIN_NS)},
+    {"park.rmw.1p1c", PARK(1, 1, 5, .spin = 0, .rmw = true)},
 };
 
 static void q_contract(const struct tq_desc *d, bool wrap)
@@ -1066,6 +1171,9 @@ static void q_contract(const struct tq_desc *d, bool wrap)
 			continue;
 		/* size() from an observer thread: not on a GROW_CSIZE row. */
 		if (!d->size_any_thread && p.scen == QS_SIZE)
+			continue;
+		/* park tests the eventcounts, which do not see the indices. */
+		if (wrap && p.scen == QS_PARK)
 			continue;
 		p.d = d;
 		p.wrap = wrap;

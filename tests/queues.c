@@ -321,6 +321,30 @@ void tq_gate_stats(uint64_t *waits, uint64_t *gave_up)
 		TQ_GATED(size_t, TQ_MOVED_N,                                   \
 			 conq_##fam##_poll_burst((conq_##fam *)q, out, n));    \
 	}                                                                      \
+	static bool tq_##fam##_put(void *q, void *e)                           \
+	{                                                                      \
+		return conq_##fam##_put((conq_##fam *)q, e);                   \
+	}                                                                      \
+	static bool tq_##fam##_put_until(void *q, void *e, int64_t deadline)   \
+	{                                                                      \
+		return conq_##fam##_put_until((conq_##fam *)q, e, deadline);   \
+	}                                                                      \
+	static void *tq_##fam##_take(void *q)                                  \
+	{                                                                      \
+		return conq_##fam##_take((conq_##fam *)q);                     \
+	}                                                                      \
+	static void *tq_##fam##_take_until(void *q, int64_t deadline)          \
+	{                                                                      \
+		return conq_##fam##_take_until((conq_##fam *)q, deadline);     \
+	}                                                                      \
+	static unsigned tq_##fam##_take_waiters(void *q)                       \
+	{                                                                      \
+		return conq__##fam##_take_waiters((conq_##fam *)q);            \
+	}                                                                      \
+	static unsigned tq_##fam##_put_waiters(void *q)                        \
+	{                                                                      \
+		return conq__##fam##_put_waiters((conq_##fam *)q);             \
+	}                                                                      \
 	TQ__WRAP_##at##_##kind(fam)
 
 /* The constructors of an array family: create, memsize, init. */
@@ -427,6 +451,12 @@ void tq_gate_stats(uint64_t *waits, uint64_t *gave_up)
 	 .offer_bulk = tq_##fam##_offer_bulk,                                  \
 	 .offer_burst = tq_##fam##_offer_burst,                                \
 	 .poll_burst = tq_##fam##_poll_burst,                                  \
+	 .put = tq_##fam##_put,                                                \
+	 .put_until = tq_##fam##_put_until,                                    \
+	 .take = tq_##fam##_take,                                              \
+	 .take_until = tq_##fam##_take_until,                                  \
+	 .take_waiters = tq_##fam##_take_waiters,                              \
+	 .put_waiters = tq_##fam##_put_waiters,                                \
 	 TQ__ROW_AT_FIELDS(TQ__ROW_##at##_##kind(fam))},
 #define TQ__ROW_AT_FIELDS(...)	   TQ__ROW_AT_FIELDS2(__VA_ARGS__)
 #define TQ__ROW_AT_FIELDS2(ca, ia) .create_at = ca, .init_at = ia
@@ -661,6 +691,36 @@ static size_t tq_mpsc_intrusive_poll_burst(void *q, void **out, size_t n)
 	return k;
 }
 
+/* put: push never waits (a carrier allocation may fail: ENOMEM). */
+static bool tq_mpsc_intrusive_put_until(void *q, void *e, int64_t deadline)
+{
+	(void)deadline;
+	return tq_mpsc_intrusive_offer(q, e);
+}
+
+static void *tq_mpsc_intrusive_take_until(void *q, int64_t deadline)
+{
+	conq_mpsc_intrusive_node *n =
+	    conq_mpsc_intrusive_take_until((conq_mpsc_intrusive *)q, deadline);
+	return n == NULL ? NULL : tq_carrier_take(n);
+}
+
+static void *tq_mpsc_intrusive_take(void *q)
+{
+	return tq_carrier_take(conq_mpsc_intrusive_take((conq_mpsc_intrusive *)q));
+}
+
+static unsigned tq_mpsc_intrusive_take_waiters(void *q)
+{
+	return conq__mpsc_intrusive_take_waiters((conq_mpsc_intrusive *)q);
+}
+
+static unsigned tq_mpsc_intrusive_put_waiters(void *q)
+{
+	(void)q;
+	return 0;
+}
+
 #define TQ__ROW_MPSC_INTRUSIVE                                                 \
 	{.name = "mpsc_intrusive",                                             \
 	 .max_producers = TQ_ANY,                                              \
@@ -687,6 +747,12 @@ static size_t tq_mpsc_intrusive_poll_burst(void *q, void **out, size_t n)
 	 .offer_bulk = tq_mpsc_intrusive_offer_bulk,                           \
 	 .offer_burst = tq_mpsc_intrusive_offer_burst,                         \
 	 .poll_burst = tq_mpsc_intrusive_poll_burst,                           \
+	 .put = tq_mpsc_intrusive_offer,                                       \
+	 .put_until = tq_mpsc_intrusive_put_until,                             \
+	 .take = tq_mpsc_intrusive_take,                                       \
+	 .take_until = tq_mpsc_intrusive_take_until,                           \
+	 .take_waiters = tq_mpsc_intrusive_take_waiters,                       \
+	 .put_waiters = tq_mpsc_intrusive_put_waiters,                         \
 	 .memsize = NULL,                                                      \
 	 .init = NULL,                                                         \
 	 .init_at = NULL},

@@ -136,6 +136,20 @@ struct tq_desc {
 	size_t (*offer_burst)(void *q, void *const *es, size_t n);
 	size_t (*poll_burst)(void *q, void **out, size_t n);
 
+	/* The blocking calls (impl/blocking.h): put waits while full, take
+	 * while empty; the _until forms give up at a CLOCK_MONOTONIC
+	 * deadline (conq_now_ns()). NULL where a queue has none (the
+	 * reference queue). Not through the narrow-build gate: a call that
+	 * waits would hold the gate shut against the thread it waits for. */
+	bool (*put)(void *q, void *e);
+	bool (*put_until)(void *q, void *e, int64_t deadline);
+	void *(*take)(void *q);
+	void *(*take_until)(void *q, int64_t deadline);
+	/* Threads counted in on the queue's eventcounts: those waiting in
+	 * take (nonempty), and in put (nonfull; 0 in unbounded families). */
+	unsigned (*take_waiters)(void *q);
+	unsigned (*put_waiters)(void *q);
+
 	/* Caller memory; NULL if the family cannot live in caller memory. */
 	size_t (*memsize)(size_t capacity);
 	void *(*init)(void *mem, size_t capacity);

@@ -143,6 +143,18 @@ static void *source_fn(void *ctx)
 		CHECK_EQ(sk.got[3], 100);                                      \
 		CHECK_EQ(sk.got[7], 104);                                      \
 		CHECK_TRUE(conq_is_empty(cq));                                 \
+		/* The blocking verbs: a take that must wait gives up at its \
+		 * deadline; put/take hand over in order. */                  \
+		errno = 0;                                                     \
+		CHECK_NULL(conq_take_until(q, conq_now_ns()));                 \
+		CHECK_EQ(errno, ETIMEDOUT);                                    \
+		CHECK_TRUE(conq_put(q, elem(200)));                            \
+		CHECK_TRUE(conq_put_until(q, elem(201), CONQ_NO_DEADLINE));    \
+		CHECK_EQ(val(conq_take(q)), 200);                              \
+		CHECK_EQ(val(conq_take_until(q, conq_now_ns())), 201);         \
+		errno = 0;                                                     \
+		CHECK_FALSE(conq_put(q, NULL));                                \
+		CHECK_EQ(errno, EINVAL);                                       \
 		conq_destroy(q);                                               \
 	}
 

@@ -131,6 +131,14 @@ template <class Q> void run(const char *name, Q *q)
 	CHECK_EQ(sk.got[3], 100);
 	CHECK_EQ(sk.got[7], 104);
 	CHECK_TRUE(conq_is_empty(cq));
+	// The blocking verbs.
+	errno = 0;
+	CHECK_NULL(conq_take_until(q, conq_now_ns()));
+	CHECK_EQ(errno, ETIMEDOUT);
+	CHECK_TRUE(conq_put(q, elem(200)));
+	CHECK_TRUE(conq_put_until(q, elem(201), CONQ_NO_DEADLINE));
+	CHECK_EQ(val(conq_take(q)), 200);
+	CHECK_EQ(val(conq_take_until(q, conq_now_ns())), 201);
 	conq_destroy(q);
 }
 

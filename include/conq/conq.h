@@ -21,6 +21,8 @@
  *   conq_drain(q, fn, ctx, limit)      conq_fill(q, fn, ctx, limit)
  *   conq_offer_bulk(q, es, n)  conq_offer_burst(q, es, n)
  *   conq_poll_burst(q, out, n) conq_destroy(q)
+ *   conq_put(q, e)             conq_put_until(q, e, deadline)
+ *   conq_take(q)               conq_take_until(q, deadline)
  *
  * size, is_empty and capacity also take a pointer to a const queue. Any other
  * type (void *, NULL, a const queue for the others) does not compile. Family-
@@ -33,6 +35,7 @@
 
 #include "conq/version.h"
 #include "conq/common.h"
+#include "conq/eventcount.h"
 #include "conq/spsc_array.h"
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
@@ -138,6 +141,10 @@
 #define CONQ__G_offer_burst(f)	 CONQ__GSEL(f, offer_burst)
 #define CONQ__G_poll_burst(f)	 CONQ__GSEL(f, poll_burst)
 #define CONQ__G_destroy(f)	 CONQ__GSEL(f, destroy)
+#define CONQ__G_put(f)		 CONQ__GSEL(f, put)
+#define CONQ__G_put_until(f)	 CONQ__GSEL(f, put_until)
+#define CONQ__G_take(f)		 CONQ__GSEL(f, take)
+#define CONQ__G_take_until(f)	 CONQ__GSEL(f, take_until)
 #define CONQ__G_size(f)		 CONQ__GSEL_CONST(f, size)
 #define CONQ__G_is_empty(f)	 CONQ__GSEL_CONST(f, is_empty)
 #define CONQ__G_capacity(f)	 CONQ__GSEL_CONST(f, capacity)
@@ -161,6 +168,10 @@
 #define conq_offer_burst(q, es, n)    CONQ__GENERIC(q, offer_burst)(q, es, n)
 #define conq_poll_burst(q, out, n)    CONQ__GENERIC(q, poll_burst)(q, out, n)
 #define conq_destroy(q)		      CONQ__GENERIC(q, destroy)(q)
+#define conq_put(q, e)		      CONQ__GENERIC(q, put)(q, e)
+#define conq_put_until(q, e, dl)      CONQ__GENERIC(q, put_until)(q, e, dl)
+#define conq_take(q)		      CONQ__GENERIC(q, take)(q)
+#define conq_take_until(q, dl)	      CONQ__GENERIC(q, take_until)(q, dl)
 
 #else /* __cplusplus: no _Generic; the same spelling as overloads. */
 
@@ -226,6 +237,22 @@
 	inline void conq_destroy(conq_##f *q)                                  \
 	{                                                                      \
 		conq_##f##_destroy(q);                                         \
+	}                                                                      \
+	inline bool conq_put(conq_##f *q, void *e)                             \
+	{                                                                      \
+		return conq_##f##_put(q, e);                                   \
+	}                                                                      \
+	inline bool conq_put_until(conq_##f *q, void *e, int64_t deadline)     \
+	{                                                                      \
+		return conq_##f##_put_until(q, e, deadline);                   \
+	}                                                                      \
+	inline void *conq_take(conq_##f *q)                                    \
+	{                                                                      \
+		return conq_##f##_take(q);                                     \
+	}                                                                      \
+	inline void *conq_take_until(conq_##f *q, int64_t deadline)            \
+	{                                                                      \
+		return conq_##f##_take_until(q, deadline);                     \
 	}
 
 /* extern "C++": overloads, even if conq.h is included inside extern "C". */

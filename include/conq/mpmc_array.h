@@ -66,6 +66,8 @@
  *   poll, poll_burst, drain, peek                  A       see "Waits" below
  *   is_empty, size                                 A       lock-free
  *   relaxed_offer, relaxed_poll, relaxed_peek      A       lock-free, no wait
+ *   put, put_until (wait while full)               A       blocking
+ *   take, take_until (wait while empty)            A       blocking
  *   capacity                                       A       wait-free
  *   create, init, memsize                          A       (blocking: malloc)
  *   destroy                                        A, once no other call runs
@@ -120,6 +122,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -180,11 +183,13 @@ struct conq_mpmc_array {
 
 	/* Producer-hot: CASed by offers. */
 	conq__idx_t tail; /* next position to offer at */
-	CONQ__PAD_AFTER(pad_prod, sizeof(conq__idx_t));
+	conq_eventcount nonempty; /* take() waits here; offers notify */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
 
 	/* Consumer-hot: CASed by polls. */
 	conq__idx_t head; /* next position to poll at */
-	CONQ__PAD_AFTER(pad_cons, sizeof(conq__idx_t));
+	conq_eventcount nonfull; /* put() waits here; polls notify */
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
 
 	/* conq__mpmc_cell cells[n] follow, then CONQ_PAD bytes of guard. */
 };
@@ -364,7 +369,8 @@ static inline uint64_t conq__mpmc_claim_put(conq_mpmc_array *q, uint64_t k,
 }
 
 /* P: publish e (NULL: a tombstone) in the cell of position t, claimed by
- * this thread and FREE(t). */
+ * this thread and FREE(t). Per element: the caller wakes a waiting take()
+ * after its last publish (conq_eventcount_notify on nonempty). */
 static inline void conq__mpmc_publish(conq_mpmc_array *q, conq__idx_t t,
 				      void *e)
 {
@@ -417,7 +423,9 @@ static inline uint64_t conq__mpmc_claim_take(conq_mpmc_array *q, uint64_t k,
 }
 
 /* C: the element of position h (claimed by this thread, its cell FULL(h));
- * NULL for a tombstone. Releases the cell to lap h + n. */
+ * NULL for a tombstone. Releases the cell to lap h + n. Per element: the
+ * caller wakes a waiting put() after its last take of a claim, tombstones
+ * included (a released tombstone's cell is room too). */
 static inline void *conq__mpmc_take(conq_mpmc_array *q, conq__idx_t h)
 {
 	conq__mpmc_cell *c = conq__mpmc_cell_at(q, h);
@@ -447,6 +455,7 @@ static inline bool conq_mpmc_array_offer(conq_mpmc_array *q, void *e)
 	if (conq__mpmc_claim_put(q, 1, 1, &t) == 0)
 		return false;
 	conq__mpmc_publish(q, t, e);
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 	return true;
 }
 
@@ -467,6 +476,7 @@ static inline bool conq_mpmc_array_relaxed_offer(conq_mpmc_array *q, void *e)
 	    !conq__cas_strong_seq_cst(&q->tail, &t, conq__idx_add(t, 1)))
 		return false;
 	conq__mpmc_publish(q, t, e);
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 	return true;
 }
 
@@ -481,6 +491,9 @@ static inline void *conq_mpmc_array_poll(conq_mpmc_array *q)
 		if (conq__mpmc_claim_take(q, 1, &h) == 0)
 			return NULL;
 		void *e = conq__mpmc_take(q, h);
+		/* After every take, a tombstone's too: its cell is room, and
+		 * the next claim may wait for a producer. */
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
 		if (CONQ__LIKELY(e != NULL))
 			return e;
 		/* a tombstone: taken, look at the next position */
@@ -498,7 +511,9 @@ static inline void *conq_mpmc_array_relaxed_poll(conq_mpmc_array *q)
 	    /* [Q7] seq_cst, as in claim_take. */
 	    !conq__cas_strong_seq_cst(&q->head, &h, conq__idx_add(h, 1)))
 		return NULL;
-	return conq__mpmc_take(q, h); /* NULL for a tombstone: spurious */
+	void *e = conq__mpmc_take(q, h); /* NULL for a tombstone: spurious */
+	conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
+	return e;
 }
 
 /* peek, is_empty, relaxed_peek: position p's element, if the cell shows it
@@ -665,6 +680,7 @@ static inline size_t conq_mpmc_array_offer_bulk(conq_mpmc_array *q,
 		conq__mpmc_wait_free(q, conq__idx_add(t, i));
 		conq__mpmc_publish(q, conq__idx_add(t, i), es[i]);
 	}
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 	return n;
 }
 
@@ -694,6 +710,8 @@ static inline size_t conq_mpmc_array_offer_burst(conq_mpmc_array *q,
 		if (m < want)
 			break; /* no more room */
 	}
+	if (done) /* [E2]: a waiting take() */
+		conq_eventcount_notify(&q->nonempty);
 	return done;
 }
 
@@ -716,6 +734,8 @@ static inline size_t conq_mpmc_array_poll_burst(conq_mpmc_array *q, void **out,
 			if (e != NULL)
 				out[done + got++] = e;
 		}
+		/* Once per claim, tombstones included (as in poll). */
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
 		done += got;
 		if (got != 0)
 			break;
@@ -747,7 +767,17 @@ static inline size_t conq_mpmc_array_drain(conq_mpmc_array *q,
 
 /* P: give back positions [from, to), claimed by this thread and not
  * published: hand them back to the tail if no producer claimed after them
- * (true), else publish them as tombstones (false). */
+ * (true), else publish them as tombstones (false).
+ *
+ * Both ends wake the other side. The hand-back is room: an offer that found
+ * the queue full counting these positions (its tail was `to`) may succeed
+ * now, so it wakes a waiting put(), as a consumption does. The tombstones
+ * are a publication: they bring no element, but they hold their cells until
+ * a poll takes them, so a queue full of tombstones with every consumer
+ * asleep in take() (their polls found it empty before these positions were
+ * claimed) would keep a put() waiting for ever; the notify wakes a take(),
+ * whose poll takes them (and wakes the put(), as every take does) before
+ * it finds the queue empty and sleeps again. */
 static inline bool conq__mpmc_unclaim(conq_mpmc_array *q, conq__idx_t from,
 				      conq__idx_t to)
 {
@@ -755,12 +785,16 @@ static inline bool conq__mpmc_unclaim(conq_mpmc_array *q, conq__idx_t from,
 	/* [Q12] seq_cst CAS: pairs with [Q1] and [Q10]. A poll waiting at one
 	 * of these positions (for its producer) re-reads the tail and finds
 	 * the queue empty there. */
-	if (conq__cas_strong_seq_cst(&q->tail, &t, from))
+	if (conq__cas_strong_seq_cst(&q->tail, &t, from)) {
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
 		return true;
+	}
 	for (conq__idx_t p = from; p != to; p = conq__idx_add(p, 1)) {
 		conq__mpmc_wait_free(q, p);
 		conq__mpmc_publish(q, p, NULL);
 	}
+	if (from != to) /* [E2]: a waiting take() */
+		conq_eventcount_notify(&q->nonempty);
 	return false;
 }
 
@@ -783,17 +817,27 @@ static inline size_t conq_mpmc_array_fill(conq_mpmc_array *q, conq_supply_fn fn,
 			want = q->cap;
 		conq__idx_t t;
 		uint64_t m = conq__mpmc_claim_put(q, want, 1, &t);
-		for (uint64_t u = 0; u < m; u++) {
+		uint64_t u = 0;
+		for (; u < m; u++) {
 			conq__idx_t p = conq__idx_add(t, u);
 			conq__mpmc_wait_free(q, p);
 			void *e = fn(ctx);
-			if (e == NULL) {
-				(void)conq__mpmc_unclaim(q, p,
-							 conq__idx_add(t, m));
-				return done;
-			}
+			if (e == NULL)
+				break;
 			conq__mpmc_publish(q, p, e);
 			done++;
+		}
+		/* Once per run (at most CONQ__MPMC_CHUNK calls of fn), not
+		 * once per fill: fn may take its time, and the run's
+		 * elements are there for polls already. */
+		if (u) /* [E2]: a waiting take() */
+			conq_eventcount_notify(&q->nonempty);
+		if (u < m) {
+			/* fn ran dry: give back the rest of the run
+			 * (unclaim notifies whichever side that helps). */
+			(void)conq__mpmc_unclaim(q, conq__idx_add(t, u),
+						 conq__idx_add(t, m));
+			return done;
 		}
 		if (m < want)
 			break;
@@ -802,6 +846,9 @@ static inline size_t conq_mpmc_array_fill(conq_mpmc_array *q, conq_supply_fn fn,
 	}
 	return done;
 }
+
+CONQ__DEFINE_PUT(mpmc_array, nonfull)
+CONQ__DEFINE_TAKE(mpmc_array, nonempty)
 
 #ifdef __cplusplus
 }

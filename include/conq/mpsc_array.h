@@ -50,6 +50,8 @@
  *                                              written it yet (JCTools poll)
  *   relaxed_poll, relaxed_peek,        C       wait-free (never wait on a
  *   poll_burst, drain                          bubble: they stop before it)
+ *   put, put_until                     P       blocking (while full)
+ *   take, take_until                   C       blocking (while empty)
  *   size, is_empty, capacity           A       lock-free (size retries while
  *                                              C moves)
  *   create, init, memsize              A       (blocking: malloc)
@@ -78,6 +80,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,7 +96,8 @@ struct conq_mpsc_array {
 
 	/* Producer-hot: CASed by every producer on every claim. */
 	conq__idx_t pidx; /* next index to claim; read by C and size() */
-	CONQ__PAD_AFTER(pad_prod, sizeof(conq__idx_t));
+	conq_eventcount nonempty; /* take() waits here; P notifies */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
 
 	/* Producer-shared, read-mostly: read by every producer on every claim,
 	 * written by whichever producer refreshes it (rarely). */
@@ -103,7 +107,8 @@ struct conq_mpsc_array {
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx; /* next index to read; read by P on refresh, size() */
 	uint64_t chase;   /* 1: the last poll() returned an element */
-	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
+	conq_eventcount nonfull; /* put() waits here; C notifies */
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 2 * sizeof(uint64_t));
 
 	/* The ring (void *slots[cap]) follows, then CONQ_PAD bytes of guard. */
 };
@@ -225,7 +230,9 @@ static inline uint64_t conq__mpsc_array_claim(conq_mpsc_array *q,
 /* P: write n claimed elements from es[] at index p. Slots 1..n-1 are written
  * first with relaxed stores and slot 0 last with release, so the consumer,
  * which reads slots in index order with acquire, sees the batch only through
- * [M1] of its first slot and then all of it. */
+ * [M1] of its first slot and then all of it. Every publication goes through
+ * here (offer and its variants, offer_bulk, offer_burst, fill and put_all:
+ * once per claim), so here is where a waiting take() is woken. */
 static inline void conq__mpsc_array_put(conq_mpsc_array *q, conq__idx_t p,
 					void *const *es, uint64_t n)
 {
@@ -238,6 +245,7 @@ static inline void conq__mpsc_array_put(conq_mpsc_array *q, conq__idx_t p,
 	 * wrote before; pairs with [M2] (the consumer's acquire of the
 	 * slot). */
 	conq__store_release(&slots[p & q->mask], es[0]);
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 }
 
 /* Offer `e`. True if enqueued; false iff capacity() elements are claimed and
@@ -353,7 +361,9 @@ static inline void *conq__mpsc_array_head_wait(const conq_mpsc_array *q,
 	return e;
 }
 
-/* C: consume the element at cidx (already read from `slot`). */
+/* C: consume the element at cidx (already read from `slot`). poll and
+ * relaxed_poll (and so drain) consume through here; poll_burst stores cidx
+ * itself, once per batch. */
 static inline void conq__mpsc_array_advance(conq_mpsc_array *q, void **slot)
 {
 	/* relaxed: producers learn of the clear through [M6] below, never by
@@ -362,6 +372,7 @@ static inline void conq__mpsc_array_advance(conq_mpsc_array *q, void **slot)
 	/* [M6] release: pairs with [M5]; orders our read and clear of the slot
 	 * before a producer's reuse of it. */
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 1));
+	conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
 }
 
 /* Re-reads of a NULL head slot before poll() asks pidx whether the queue is
@@ -542,9 +553,11 @@ static inline size_t conq_mpsc_array_poll_burst(conq_mpsc_array *q, void **out,
 		/* relaxed: published to producers by [M6] below. */
 		conq__store_relaxed(slot, (void *)NULL);
 	}
-	if (k)
+	if (k) {
 		/* [M6] release: pairs with [M5]; see advance. */
 		conq__store_release(&q->cidx, conq__idx_add(c, k));
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
+	}
 	return k;
 }
 
@@ -623,6 +636,9 @@ static inline size_t conq_mpsc_array_fill(conq_mpsc_array *q,
 	}
 	return done;
 }
+
+CONQ__DEFINE_PUT(mpsc_array, nonfull)
+CONQ__DEFINE_TAKE(mpsc_array, nonempty)
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,14 @@
  *   relaxed_poll,         C       never wait on a bubble (stop before it);
  *   relaxed_peek,                 may FREE a chunk
  *   poll_burst, drain
+ *   put, put_until        P       blocking while full (parks on the queue's
+ *                                 nonfull eventcount; the consumer wakes
+ *                                 it); otherwise as offer, may ALLOCATE;
+ *                                 ENOMEM fails at once (never waits for
+ *                                 memory)
+ *   take, take_until      C       blocking while empty (parks on nonempty;
+ *                                 every publication wakes it); otherwise
+ *                                 as poll, may FREE a chunk
  *   size, is_empty,       A       lock-free / wait-free: read the indices
  *   capacity                      only, never a chunk
  *   create, create_with   A       ALLOCATE (the queue, its first chunk)
@@ -70,6 +78,7 @@
 #ifndef CONQ_MPSC_GROWABLE_H
 #define CONQ_MPSC_GROWABLE_H
 
+#include "conq/impl/blocking.h"
 #include "conq/impl/mpsc_la.h"
 
 #ifdef __cplusplus
@@ -92,7 +101,14 @@ conq_mpsc_growable *conq_mpsc_growable_create(size_t initial,
  * offer_burst, poll_burst, destroy), inline, on the shared core: see the
  * table above for callers, progress and memory. destroy(NULL) is a no-op;
  * destroy frees every chunk, elements are not touched. */
-CONQ__MPSC_LA_FAMILY(mpsc_growable)
+CONQ__MPSC_LA_FAMILY(mpsc_growable, 1)
+
+/* put, put_until, take, take_until (conq/impl/blocking.h): offer and poll
+ * that wait, put while the queue holds capacity() elements, take while it
+ * is empty; see the table above. put is false with errno = ENOMEM, without
+ * waiting, when the queue must grow and a ring cannot be allocated. */
+CONQ__DEFINE_PUT(mpsc_growable, q.nonfull)
+CONQ__DEFINE_TAKE(mpsc_growable, q.nonempty)
 
 #ifdef __cplusplus
 }

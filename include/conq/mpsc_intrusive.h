@@ -29,7 +29,9 @@
  *
  *   function                           caller  progress
  *   push, push_chain                   P       wait-free (one exchange, one
- *                                              store)
+ *                                              store, and the wake's load;
+ *                                              a system call only when a
+ *                                              take() waits)
  *   pop, peek                          C       blocking on a bubble: they
  *                                              wait (spin, then yield) for a
  *                                              producer between its exchange
@@ -37,6 +39,10 @@
  *   relaxed_pop, relaxed_peek,         C       wait-free (NULL instead of
  *   pop_burst, drain, size                     waiting; size: amortized
  *                                              O(1) per node pushed)
+ *   take, take_until                   C       blocking while empty: pop,
+ *                                              parking on the nonempty
+ *                                              eventcount (every push wakes
+ *                                              it)
  *   is_empty                           A       wait-free (reads tail only)
  *   init, create, destroy              A       (create/destroy: the queue
  *                                              struct only; destroy once no
@@ -75,6 +81,7 @@
 #define CONQ_MPSC_INTRUSIVE_H
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,7 +98,8 @@ typedef struct conq_mpsc_intrusive conq_mpsc_intrusive;
 struct __attribute__((aligned(CONQ_PAD))) conq_mpsc_intrusive {
 	/* Producer-hot: exchanged by every producer on every push. */
 	conq_mpsc_intrusive_node *tail; /* the last node, &head when empty */
-	CONQ__PAD_AFTER(pad_prod, sizeof(void *));
+	conq_eventcount nonempty;	/* take() waits here; P notifies */
+	CONQ__PAD_AFTER(pad_prod, sizeof(void *) + sizeof(uint64_t));
 
 	/* Consumer-hot: head.next is written by C, and by the producer that
 	 * pushes onto an empty queue (its prev is &head). */
@@ -109,8 +117,9 @@ CONQ__STATIC_ASSERT(offsetof(conq_mpsc_intrusive, head) % CONQ_PAD == 0,
 CONQ__STATIC_ASSERT(sizeof(conq_mpsc_intrusive) % CONQ_PAD == 0,
 		    "the queue is a whole number of padded blocks");
 
-/* Make *q an empty queue. Plain stores: no other thread may see q before
- * init returns (publish it by thread creation, a release store...). A. */
+/* Make *q an empty queue (and initialise its eventcount: a zeroed queue is
+ * not one). Plain stores: no other thread may see q before init returns
+ * (publish it by thread creation, a release store...). A. */
 void conq_mpsc_intrusive_init(conq_mpsc_intrusive *q);
 
 /* Allocate (the library's allocator; NULL + ENOMEM) and init a queue. A. */
@@ -161,7 +170,10 @@ conq__mpsc_intrusive_chase(conq_mpsc_intrusive *q,
 /* Push the chain first -> ... -> last (linked through next by the caller;
  * last->next is overwritten) with one exchange: the nodes stay contiguous.
  * Returns true iff the queue was empty before (tail was &head): the edge on
- * which to wake a sleeping consumer. P. Wait-free. Release, as push. */
+ * which to wake a sleeping consumer of the caller's own. Wakes a consumer
+ * waiting in take() (one load when none waits). Every push, and every
+ * conq_mpsc_linked offer, goes through here. P. Wait-free (but for the
+ * wake's system call when a take() waits). Release, as push. */
 static inline bool conq_mpsc_intrusive_push_chain(conq_mpsc_intrusive *q,
 						  conq_mpsc_intrusive_node *first,
 						  conq_mpsc_intrusive_node *last)
@@ -182,6 +194,7 @@ static inline bool conq_mpsc_intrusive_push_chain(conq_mpsc_intrusive *q,
 	 * wrote before); pairs with [MI3] (the consumer's acquire of a
 	 * link). Our last access to prev. */
 	conq__store_release(&prev->next, first);
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 	return prev == &q->head;
 }
 
@@ -375,6 +388,43 @@ static inline size_t conq_mpsc_intrusive_drain(conq_mpsc_intrusive *q,
 		k++;
 	}
 	return k;
+}
+
+/* conq__take_wait's view of pop: type-erased, the node as void *. */
+static inline void *conq__mpsc_intrusive_pop_erased(void *q)
+{
+	return conq_mpsc_intrusive_pop((conq_mpsc_intrusive *)q);
+}
+
+/* Pop, waiting while the queue is empty: the oldest node, or NULL with
+ * errno = ETIMEDOUT once the CLOCK_MONOTONIC `deadline` (nanoseconds,
+ * conq_now_ns() + timeout) has passed; CONQ_NO_DEADLINE waits for ever, a
+ * deadline in the past makes one pop. It first watches the queue for about
+ * CONQ__BLOCK_SPIN_NS, then parks on q->nonempty, which every push wakes
+ * (conq/impl/blocking.h, conq/eventcount.h). C only. Blocking. Acquire, as
+ * pop; the node is the caller's at once, as pop's. */
+static inline conq_mpsc_intrusive_node *
+conq_mpsc_intrusive_take_until(conq_mpsc_intrusive *q, int64_t deadline)
+{
+	conq_mpsc_intrusive_node *node = conq_mpsc_intrusive_pop(q);
+	if (CONQ__LIKELY(node != NULL))
+		return node;
+	return (conq_mpsc_intrusive_node *)conq__take_wait(
+	    q, conq__mpsc_intrusive_pop_erased, &q->nonempty, deadline);
+}
+
+/* take_until(q, CONQ_NO_DEADLINE): never NULL. C only. Blocking. */
+static inline conq_mpsc_intrusive_node *
+conq_mpsc_intrusive_take(conq_mpsc_intrusive *q)
+{
+	return conq_mpsc_intrusive_take_until(q, CONQ_NO_DEADLINE);
+}
+
+/* Threads counted in on the nonempty eventcount (tests, statistics). */
+static inline unsigned
+conq__mpsc_intrusive_take_waiters(const conq_mpsc_intrusive *q)
+{
+	return conq_eventcount_waiters(&q->nonempty);
 }
 
 #ifdef __cplusplus

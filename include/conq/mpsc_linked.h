@@ -31,6 +31,14 @@
  *                                             mpsc_intrusive)
  *   relaxed_poll, relaxed_peek,       C       wait-free apart    may free
  *   poll_burst, drain                         from the allocator
+ *   put, put_until                    P       as offer (never    as offer
+ *                                             waits: never full;
+ *                                             deadline unused)
+ *   take, take_until                  C       blocking while     as poll
+ *                                             empty (parks on
+ *                                             list.nonempty;
+ *                                             every push wakes
+ *                                             it)
  *   size                              C only  wait-free (amort.  no
  *                                             O(1))
  *   is_empty, capacity                A       wait-free          no
@@ -63,6 +71,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 #include "conq/mpsc_intrusive.h"
 #include "conq/spmc_array.h"
 
@@ -81,7 +90,10 @@ struct conq__mpsc_linked_node {
 };
 
 struct conq_mpsc_linked {
-	conq_mpsc_intrusive list; /* the protocol: tail, then head blocks */
+	/* The protocol: tail, then head blocks. Its eventcount nonempty (in
+	 * the tail block) is this queue's: every offer pushes through
+	 * conq_mpsc_intrusive_push_chain, which notifies it. */
+	conq_mpsc_intrusive list;
 
 	/* Read-mostly: written by create, then only read. */
 	const conq_allocator *a; /* &acopy, or NULL: the library's */
@@ -357,6 +369,12 @@ static inline size_t conq_mpsc_linked_fill(conq_mpsc_linked *q,
 		conq_mpsc_intrusive_push_chain(&q->list, &f->link, &l->link);
 	return k;
 }
+
+/* put, put_until (offer: never waits), take, take_until (poll that waits
+ * while the queue is empty, on the list's eventcount); conq/impl/blocking.h,
+ * the table above. */
+CONQ__DEFINE_PUT_UNBOUNDED(mpsc_linked)
+CONQ__DEFINE_TAKE(mpsc_linked, list.nonempty)
 
 #ifdef __cplusplus
 }

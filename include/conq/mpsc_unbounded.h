@@ -40,6 +40,12 @@
  *   relaxed_poll,         C       never wait on a bubble (stop before it);
  *   relaxed_peek,                 may FREE a chunk
  *   poll_burst, drain
+ *   put, put_until        P       blocking in name only: offer (the queue is
+ *                                 never full; the deadline is not used);
+ *                                 may ALLOCATE; false + ENOMEM at once
+ *   take, take_until      C       blocking while empty (parks on nonempty;
+ *                                 every publication wakes it); otherwise
+ *                                 as poll, may FREE a chunk
  *   size, is_empty,       A       lock-free / wait-free: read the indices
  *   capacity                      only, never a chunk
  *   create, create_with   A       ALLOCATE (the queue, its first chunk)
@@ -70,6 +76,7 @@
 #ifndef CONQ_MPSC_UNBOUNDED_H
 #define CONQ_MPSC_UNBOUNDED_H
 
+#include "conq/impl/blocking.h"
 #include "conq/impl/mpsc_la.h"
 
 #ifdef __cplusplus
@@ -90,7 +97,12 @@ conq_mpsc_unbounded *conq_mpsc_unbounded_create(size_t chunk);
  * offer_burst, poll_burst, destroy), inline, on the shared core: see the
  * table above for callers, progress and memory. destroy(NULL) is a no-op;
  * destroy frees every chunk, elements are not touched. */
-CONQ__MPSC_LA_FAMILY(mpsc_unbounded)
+CONQ__MPSC_LA_FAMILY(mpsc_unbounded, 0)
+
+/* put, put_until (offer: never waits), take, take_until (poll that waits
+ * while the queue is empty); conq/impl/blocking.h, the table above. */
+CONQ__DEFINE_PUT_UNBOUNDED(mpsc_unbounded)
+CONQ__DEFINE_TAKE(mpsc_unbounded, q.nonempty)
 
 #ifdef __cplusplus
 }

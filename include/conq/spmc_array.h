@@ -52,6 +52,8 @@
  *   poll, relaxed_poll, peek,         C       lock-free (a CAS loop that
  *   relaxed_peek, poll_burst, drain           retries only when another
  *                                             consumer made progress)
+ *   put, put_until                    P       blocking (while full)
+ *   take, take_until                  C       blocking (while empty)
  *   size, is_empty, capacity          A       lock-free (size retries while
  *                                             C moves)
  *   create, init, memsize             A       (blocking: malloc)
@@ -82,6 +84,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,11 +101,13 @@ struct conq_spmc_array {
 	/* Producer-hot: written only by P. */
 	conq__idx_t pidx;   /* next index to write; read by C and size() */
 	conq__idx_t plimit; /* indices below this are claimed: cidx + cap */
-	CONQ__PAD_AFTER(pad_prod, 2 * sizeof(conq__idx_t));
+	conq_eventcount nonempty; /* take() waits here; P notifies */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(2) + sizeof(uint64_t));
 
 	/* Consumer-hot: CASed by every consumer on every claim. */
 	conq__idx_t cidx; /* next index to claim; read by P on refresh */
-	CONQ__PAD_AFTER(pad_cons, sizeof(conq__idx_t));
+	conq_eventcount nonfull; /* put() waits here; C notifies */
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
 
 	/* Consumer-shared, read-mostly: read by every consumer on every claim,
 	 * written by whichever consumer refreshes it (rarely). */
@@ -219,7 +224,9 @@ static inline void conq__spmc_array_store(void **slot, void *e)
 	conq__store_release(slot, e);
 }
 
-/* P: publish the elements below p. */
+/* P: publish the elements below p. Every publication goes through here
+ * (offer, relaxed_offer, offer_bulk, offer_burst, fill: once per call), so
+ * here is where a waiting take() is woken. */
 static inline void conq__spmc_array_publish(conq_spmc_array *q, conq__idx_t p)
 {
 	/* [C2] release: pairs with [C3] (the consumers' acquire of pidx):
@@ -237,6 +244,7 @@ static inline void conq__spmc_array_publish(conq_spmc_array *q, conq__idx_t p)
 	if (conq__idx_diff(p, q->plimit) > 0)
 		q->plimit = p;
 #endif
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 }
 
 /* Offer `e`. True if enqueued; false iff the queue holds capacity()
@@ -363,7 +371,8 @@ static inline uint64_t conq__spmc_array_claim(conq_spmc_array *q,
 	}
 }
 
-/* C: take the element of claimed index c and free its slot. */
+/* C: take the element of claimed index c and free its slot. The caller
+ * (poll, poll_burst) wakes a waiting put() after its last take. */
 static inline void *conq__spmc_array_take(conq_spmc_array *q, conq__idx_t c)
 {
 	void **slot = &conq__spmc_array_slots(q)[c & q->mask];
@@ -386,7 +395,9 @@ static inline void *conq_spmc_array_poll(conq_spmc_array *q)
 	conq__idx_t c;
 	if (conq__spmc_array_claim(q, 1, &c) == 0)
 		return NULL;
-	return conq__spmc_array_take(q, c);
+	void *e = conq__spmc_array_take(q, c);
+	conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
+	return e;
 }
 
 /* Same as poll: nothing in SPMC makes poll wait. C. */
@@ -533,6 +544,8 @@ static inline size_t conq_spmc_array_poll_burst(conq_spmc_array *q, void **out,
 	uint64_t k = n ? conq__spmc_array_claim(q, (uint64_t)n, &c) : 0;
 	for (uint64_t i = 0; i < k; i++)
 		out[i] = conq__spmc_array_take(q, conq__idx_add(c, i));
+	if (k)
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
 	return (size_t)k;
 }
 
@@ -592,6 +605,9 @@ static inline size_t conq_spmc_array_fill(conq_spmc_array *q,
 		conq__spmc_array_publish(q, conq__idx_add(p, n));
 	return (size_t)n;
 }
+
+CONQ__DEFINE_PUT(spmc_array, nonfull)
+CONQ__DEFINE_TAKE(spmc_array, nonempty)
 
 #ifdef __cplusplus
 }

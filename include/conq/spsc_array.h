@@ -33,6 +33,8 @@
  *   offer, relaxed_offer, offer_bulk, offer_burst, fill   P       wait-free
  *   poll, relaxed_poll, peek, relaxed_peek,
  *   poll_burst, drain                                     C       wait-free
+ *   put, put_until                                        P       blocking
+ *   take, take_until                                      C       blocking
  *   size, is_empty, capacity                              A       lock-free (size
  *                                                                 retries while C moves)
  *   create, init, memsize                                 A       (blocking: malloc)
@@ -52,6 +54,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,14 +74,16 @@ struct conq_spsc_array {
 	conq__idx_t pidx;   /* next index to write; read by size() */
 	conq__idx_t plimit; /* indices below this are free (cached) */
 	uint64_t ppos;      /* pidx's slot: pidx modulo ring, kept incrementally */
-	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(2) + sizeof(uint64_t));
+	conq_eventcount nonempty; /* take() waits here; P notifies */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(2) + 2 * sizeof(uint64_t));
 
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx; /* next index to read; read by P on refresh, size() */
 	uint64_t cpos;    /* cidx's slot */
 	uint64_t tpos;    /* first consumed slot not yet cleared */
 	uint64_t pending; /* consumed slots not yet cleared, < batch */
-	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 3 * sizeof(uint64_t));
+	conq_eventcount nonfull; /* put() waits here; C notifies */
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 4 * sizeof(uint64_t));
 
 	/* The ring (void *slots[ring]) follows, then CONQ_PAD bytes of guard. */
 };
@@ -216,6 +221,7 @@ static inline void conq__spsc_array_put(conq_spsc_array *q, conq__idx_t p,
 	/* [S5] release: pairs with [S6] (size/is_empty), so a thread that sees
 	 * the queue non-empty also sees the element. */
 	conq__store_release(&q->pidx, conq__idx_add(p, n));
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 }
 
 /* Offer `e`. True if enqueued; false if the queue holds capacity() elements,
@@ -282,6 +288,7 @@ static inline void conq__spsc_array_advance(conq_spsc_array *q, uint64_t n)
 	/* [S4] release: pairs with [S3]; orders our reads and clears of the
 	 * consumed slots before the producer's reuse of them. */
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, n));
+	conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
 }
 
 /* Poll: the oldest element, or NULL iff the queue is empty. C only.
@@ -454,8 +461,12 @@ static inline size_t conq_spsc_array_fill(conq_spsc_array *q,
 	conq__store_release(&slots[first], head);
 	/* [S5] release: pairs with [S6]. */
 	conq__store_release(&q->pidx, conq__idx_add(p, n));
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 	return (size_t)n;
 }
+
+CONQ__DEFINE_PUT(spsc_array, nonfull)
+CONQ__DEFINE_TAKE(spsc_array, nonempty)
 
 #ifdef __cplusplus
 }

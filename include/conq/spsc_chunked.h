@@ -34,6 +34,8 @@
  *   poll_burst, drain                                     C       wait-free,
  *                                                         except a call that
  *                                                         frees (blocking)
+ *   put, put_until                                        P       blocking
+ *   take, take_until                                      C       blocking
  *   size, is_empty, capacity                              A       lock-free (size
  *                                                                 retries while C moves)
  *   create, create_with                                   A       (blocking: allocates)
@@ -91,6 +93,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 #include "conq/impl/spsc_la.h"
 
 #ifdef __cplusplus
@@ -130,6 +133,13 @@ void conq_spsc_chunked_destroy(conq_spsc_chunked *q);
  * offer_burst (P): how many fit, in order. poll_burst, drain (C); fill (P).
  * Semantics as conq_spsc_array's functions of the same names. */
 CONQ__SPSC_LA_FORWARD(spsc_chunked)
+
+/* put, put_until (P): offer, waiting while the queue holds capacity()
+ * elements; false with errno = EINVAL (e NULL), ENOMEM (no chunk: never
+ * waits for memory) or ETIMEDOUT. take, take_until (C): poll, waiting while
+ * empty; NULL only with errno = ETIMEDOUT. conq/impl/blocking.h. */
+CONQ__DEFINE_PUT(spsc_chunked, la.nonfull)
+CONQ__DEFINE_TAKE(spsc_chunked, la.nonempty)
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,8 @@
  *   poll_burst, drain                                     C       wait-free,
  *                                                         except a call that
  *                                                         frees (blocking)
+ *   put, put_until                                        P       blocking
+ *   take, take_until                                      C       blocking
  *   size, is_empty, capacity                              A       lock-free (size
  *                                                                 retries while C moves)
  *   create, create_with                                   A       (blocking: allocates)
@@ -79,6 +81,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 #include "conq/impl/spsc_la.h"
 
 #ifdef __cplusplus
@@ -120,6 +123,13 @@ void conq_spsc_growable_destroy(conq_spsc_growable *q);
  * offer_burst (P): how many fit, in order. poll_burst, drain (C); fill (P).
  * Semantics as conq_spsc_array's functions of the same names. */
 CONQ__SPSC_LA_FORWARD(spsc_growable)
+
+/* put, put_until (P): offer, waiting while the queue holds capacity()
+ * elements; false with errno = EINVAL (e NULL), ENOMEM (no chunk: never
+ * waits for memory) or ETIMEDOUT. take, take_until (C): poll, waiting while
+ * empty; NULL only with errno = ETIMEDOUT. conq/impl/blocking.h. */
+CONQ__DEFINE_PUT(spsc_growable, la.nonfull)
+CONQ__DEFINE_TAKE(spsc_growable, la.nonempty)
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,9 @@
  *   drain                                       (apart from the (cache full)
  *                                               allocator)
  *   peek, relaxed_peek                  C       wait-free       no
+ *   put, put_until                      P       as offer (never as offer
+ *                                               waits)
+ *   take, take_until                    C       blocking        as poll
  *   size, is_empty, capacity            A       lock-free (size no
  *                                               retries while C
  *                                               moves)
@@ -78,6 +81,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 #include "conq/spsc_array.h"
 
 #ifdef __cplusplus
@@ -112,8 +116,9 @@ struct conq_spsc_linked {
 	struct conq__spsc_linked_node *spare; /* P's unused nodes, a list */
 	struct conq__spsc_linked_slab *pslab; /* P's slab being handed out */
 	uint64_t pnext;			      /* its next node to hand out */
+	conq_eventcount nonempty; /* take() waits here; P notifies */
 	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + 3 * sizeof(void *) +
-				      sizeof(uint64_t));
+				      2 * sizeof(uint64_t));
 
 	/* Consumer-hot: written only by C. */
 	conq__idx_t cidx;		     /* elements polled; size() */
@@ -184,6 +189,9 @@ static inline void conq__spsc_linked_link(conq_spsc_linked *q,
 	q->tail = last;
 	/* [SN3] release: pairs with [SN5] (size/is_empty). */
 	conq__store_release(&q->pidx, conq__idx_add(q->pidx, n));
+	/* After [SN1]: every publication (offer, offer_bulk, offer_burst,
+	 * fill) is one link of its whole chain, so once per call. */
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
 }
 
 /* Offer `e`. True if enqueued; false with errno = EINVAL (e NULL) or ENOMEM
@@ -409,6 +417,13 @@ static inline size_t conq_spsc_linked_fill(conq_spsc_linked *q,
 		conq__spsc_linked_link(q, first, last, k);
 	return k;
 }
+
+/* put, put_until (P): offer (never waits; false with errno = EINVAL or
+ * ENOMEM). take, take_until (C): poll, waiting while empty; NULL only with
+ * errno = ETIMEDOUT. conq/impl/blocking.h. No nonfull: nobody waits for
+ * room. */
+CONQ__DEFINE_PUT_UNBOUNDED(spsc_linked)
+CONQ__DEFINE_TAKE(spsc_linked, nonempty)
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,9 @@
  *   poll_burst, drain                                     C       wait-free,
  *                                                         except a call that
  *                                                         frees (blocking)
+ *   put, put_until                                        P       as offer (never
+ *                                                         waits: unbounded)
+ *   take, take_until                                      C       blocking
  *   size, is_empty, capacity                              A       lock-free (size
  *                                                                 retries while C moves)
  *   create, create_with                                   A       (blocking: allocates)
@@ -84,6 +87,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 #include "conq/impl/spsc_la.h"
 
 #ifdef __cplusplus
@@ -121,6 +125,12 @@ void conq_spsc_unbounded_destroy(conq_spsc_unbounded *q);
  * offer_burst (P): how many fit, in order. poll_burst, drain (C); fill (P).
  * Semantics as conq_spsc_array's functions of the same names. */
 CONQ__SPSC_LA_FORWARD(spsc_unbounded)
+
+/* put, put_until (P): offer (never waits; false with errno = EINVAL or
+ * ENOMEM). take, take_until (C): poll, waiting while empty; NULL only with
+ * errno = ETIMEDOUT. conq/impl/blocking.h. */
+CONQ__DEFINE_PUT_UNBOUNDED(spsc_unbounded)
+CONQ__DEFINE_TAKE(spsc_unbounded, la.nonempty)
 
 #ifdef __cplusplus
 }

@@ -17,8 +17,10 @@
  * type system no longer stops a stray plain access: review and the TSan build
  * do.
  *
- * Fences are deliberately absent: TSan cannot see them, and every pairing in
- * conq is expressed with ordered accesses (docs/memory-model.md).
+ * Thread fences are deliberately absent: TSan cannot see them, and every
+ * pairing in conq is expressed with ordered accesses (docs/memory-model.md).
+ * The one exception is the eventcount's asymmetric fence, a compiler barrier
+ * on the fast side and membarrier(2) on the slow one.
  */
 #ifndef CONQ_IMPL_ATOMIC_H
 #define CONQ_IMPL_ATOMIC_H
@@ -56,6 +58,11 @@
 #define conq__cas_weak_relaxed(p, expp, v)                                     \
 	__atomic_compare_exchange_n((p), (expp), (v), 1, __ATOMIC_RELAXED,     \
 				    __ATOMIC_RELAXED)
+
+/* A compiler barrier (a signal fence: no CPU instruction). Only for the
+ * light half of an asymmetric fence, whose heavy half (membarrier(2)) runs
+ * on the other side: conq/eventcount.h, [E1]/[E2]. */
+#define conq__compiler_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 /* Spin-wait hint for loops that wait on another thread. */
 #if defined(__x86_64__) || defined(__i386__)

@@ -43,6 +43,13 @@
  *    in it is below the JUMP index, consumed (so written) before the JUMP is
  *    reached; the resizer's JUMP store is its last access; producers that
  *    read pbuf and then lost their CAS never dereference it.
+ *  - put/take (conq/impl/blocking.h): a producer notifies nonempty (in
+ *    pidx's block) once per call that published, after the store that
+ *    makes its elements reachable: the fast path's [ML1], the slow path's
+ *    claim [ML1] or resize JUMP [ML8] (fill: once per claim of a batch).
+ *    The consumer notifies nonfull (in cidx's block) after each [ML6], the
+ *    cidx store that a producer's full check reads ([ML7]); chunked and
+ *    growable only (CONQ__MPSC_LA_FAMILY's `bounded`).
  */
 #ifndef CONQ_IMPL_MPSC_LA_H
 #define CONQ_IMPL_MPSC_LA_H
@@ -50,6 +57,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/impl/blocking.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,7 +98,8 @@ struct conq__mpsc_la {
 
 	/* Producer-hot: CASed by every producer on every claim. */
 	conq__idx_t pidx; /* 2 * next element to claim; odd: resizing */
-	CONQ__PAD_AFTER(pad_prod, sizeof(conq__idx_t));
+	conq_eventcount nonempty; /* take() waits here; P notifies */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
 
 	/* Producer-shared, read-mostly: read by every producer on every
 	 * claim; plimit written on a refresh, all four by the resizer. */
@@ -106,8 +115,11 @@ struct conq__mpsc_la {
 	conq__mpsc_la_chunk *cbuf; /* the consumer's chunk */
 	uint64_t cmask;		    /* cbuf's size - 1 */
 	uint64_t chase;		    /* 1: the last poll() returned an element */
+	/* put() waits here (chunked, growable); C notifies. Unbounded keeps
+	 * it (one layout) but never notifies it: its put never waits. */
+	conq_eventcount nonfull;
 	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + sizeof(void *) +
-				      2 * sizeof(uint64_t));
+				      3 * sizeof(uint64_t));
 
 	/* The spare chunk (chunked, unbounded): exchanged by C (retire) and
 	 * the resizer (take). */
@@ -183,7 +195,9 @@ static inline void conq__mpsc_la_put(conq__mpsc_la_chunk *ch, uint64_t mask,
  * P, the fast path: claim n (>= 1) elements in the current chunk with one
  * CAS and write them. Returns false, having claimed nothing, when the
  * cached limit does not allow all n or a resize is in progress: then the
- * caller takes the slow path.
+ * caller takes the slow path. Wakes a waiting take() after its [ML1]; the
+ * slow path (conq__mpsc_la_offer_slow, fill) wakes it in src/mpsc_la.c
+ * after each claim or resize, so every publication notifies once.
  */
 static inline bool conq__mpsc_la_try(conq__mpsc_la *q, void *const *es,
 				     uint64_t n)
@@ -217,9 +231,11 @@ static inline bool conq__mpsc_la_try(conq__mpsc_la *q, void *const *es,
 			 * stays. */
 			CONQ__TEST_PAUSE();
 			conq__mpsc_la_put(ch, mask, p, es, n);
-			return true;
+			break;
 		}
 	}
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
+	return true;
 }
 
 /* C: the slot of index c in the consumer's chunk. */
@@ -229,14 +245,30 @@ static inline void **conq__mpsc_la_head_slot(const conq__mpsc_la *q,
 	return &conq__mpsc_la_slots(q->cbuf)[conq__mpsc_la_off(c, q->cmask)];
 }
 
-/* C: consume the element at cidx from `slot`. */
-static inline void conq__mpsc_la_advance(conq__mpsc_la *q, void **slot)
+/* C, after a store of cidx ([ML6]), the index a producer's offer reads
+ * ([ML7]) to decide "full": wake a waiting put(). `bounded` is the family's
+ * constant (CONQ__MPSC_LA_FAMILY): the unbounded family's put never waits,
+ * so it pays nothing here, not even the load (which in the eventcount's RMW
+ * mode would be a read-modify-write). */
+static inline void conq__mpsc_la_consumed(conq__mpsc_la *q, bool bounded)
+{
+	if (bounded)
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
+}
+
+/* C: consume the element at cidx from `slot`. poll and relaxed_poll (and so
+ * drain) consume through here; poll_burst stores cidx itself, once per
+ * batch. Retiring a chunk (follow) moves no index: the cidx store after it
+ * is the one that frees room. */
+static inline void conq__mpsc_la_advance(conq__mpsc_la *q, void **slot,
+					 bool bounded)
 {
 	/* relaxed: producers learn of the clear through [ML6] below. */
 	conq__store_relaxed(slot, (void *)NULL);
 	/* [ML6] release: pairs with [ML7] (a refresher's acquire of cidx):
 	 * our read and clear of the slot happen before its reuse. */
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, 2));
+	conq__mpsc_la_consumed(q, bounded);
 }
 
 #ifndef CONQ__MPSC_LA_CHASE_SPINS
@@ -293,23 +325,24 @@ static inline void *conq__mpsc_la_head(conq__mpsc_la *q, void ***slotp,
 	return e;
 }
 
-static inline void *conq__mpsc_la_poll(conq__mpsc_la *q)
+static inline void *conq__mpsc_la_poll(conq__mpsc_la *q, bool bounded)
 {
 	void **slot;
 	void *e = conq__mpsc_la_head(q, &slot, true);
 	if (e == NULL)
 		return NULL;
 	q->chase = 1;
-	conq__mpsc_la_advance(q, slot);
+	conq__mpsc_la_advance(q, slot, bounded);
 	return e;
 }
 
-static inline void *conq__mpsc_la_relaxed_poll(conq__mpsc_la *q)
+static inline void *conq__mpsc_la_relaxed_poll(conq__mpsc_la *q,
+					       bool bounded)
 {
 	void **slot;
 	void *e = conq__mpsc_la_head(q, &slot, false);
 	if (e != NULL)
-		conq__mpsc_la_advance(q, slot);
+		conq__mpsc_la_advance(q, slot, bounded);
 	return e;
 }
 
@@ -384,7 +417,7 @@ static inline size_t conq__mpsc_la_offer_burst(conq__mpsc_la *q,
 }
 
 static inline size_t conq__mpsc_la_poll_burst(conq__mpsc_la *q, void **out,
-					      size_t n)
+					      size_t n, bool bounded)
 {
 	conq__idx_t c = q->cidx;
 	size_t k = 0;
@@ -404,18 +437,25 @@ static inline size_t conq__mpsc_la_poll_burst(conq__mpsc_la *q, void **out,
 		conq__store_relaxed(slot, (void *)NULL);
 		c = conq__idx_add(c, 2);
 	}
-	if (k)
+	if (k) {
 		/* [ML6] release: pairs with [ML7]; see advance. */
 		conq__store_release(&q->cidx, c);
+		conq__mpsc_la_consumed(q, bounded);
+	}
 	return k;
 }
 
+/* One cidx store, and so one notify, per element, as the other families'
+ * drain: each element is consumed before fn sees it, and a put() parked on
+ * a full queue is woken while fn runs, not after the whole drain (fn is an
+ * opaque call per element: the notify's load adds little to it). */
 static inline size_t conq__mpsc_la_drain(conq__mpsc_la *q, conq_consume_fn fn,
-					 void *ctx, size_t limit)
+					 void *ctx, size_t limit, bool bounded)
 {
 	size_t k = 0;
 	void *e;
-	while (k < limit && (e = conq__mpsc_la_relaxed_poll(q)) != NULL) {
+	while (k < limit &&
+	       (e = conq__mpsc_la_relaxed_poll(q, bounded)) != NULL) {
 		fn(ctx, e);
 		k++;
 	}
@@ -425,8 +465,11 @@ static inline size_t conq__mpsc_la_drain(conq__mpsc_la *q, conq_consume_fn fn,
 /*
  * The family wrappers: struct conq_<fam> holds the core, and every common
  * verb forwards to it (inline, so the family call costs the core call).
+ * bounded: 1 for chunked and growable (the consumer wakes a waiting put()),
+ * 0 for unbounded; a constant, so the test folds away. The family's header
+ * adds put and take (conq/impl/blocking.h) on q.nonfull and q.nonempty.
  */
-#define CONQ__MPSC_LA_FAMILY(fam)                                              \
+#define CONQ__MPSC_LA_FAMILY(fam, bounded)                                     \
 	struct conq_##fam {                                                    \
 		conq__mpsc_la q;                                               \
 	};                                                                     \
@@ -444,11 +487,11 @@ static inline size_t conq__mpsc_la_drain(conq__mpsc_la *q, conq_consume_fn fn,
 	}                                                                      \
 	static inline void *conq_##fam##_poll(conq_##fam *q)                   \
 	{                                                                      \
-		return conq__mpsc_la_poll(&q->q);                              \
+		return conq__mpsc_la_poll(&q->q, (bounded));                   \
 	}                                                                      \
 	static inline void *conq_##fam##_relaxed_poll(conq_##fam *q)           \
 	{                                                                      \
-		return conq__mpsc_la_relaxed_poll(&q->q);                      \
+		return conq__mpsc_la_relaxed_poll(&q->q, (bounded));           \
 	}                                                                      \
 	static inline void *conq_##fam##_peek(conq_##fam *q)                   \
 	{                                                                      \
@@ -473,7 +516,7 @@ static inline size_t conq__mpsc_la_drain(conq__mpsc_la *q, conq_consume_fn fn,
 	static inline size_t conq_##fam##_drain(                               \
 	    conq_##fam *q, conq_consume_fn fn, void *ctx, size_t limit)        \
 	{                                                                      \
-		return conq__mpsc_la_drain(&q->q, fn, ctx, limit);             \
+		return conq__mpsc_la_drain(&q->q, fn, ctx, limit, (bounded));  \
 	}                                                                      \
 	static inline size_t conq_##fam##_fill(                                \
 	    conq_##fam *q, conq_supply_fn fn, void *ctx, size_t limit)         \
@@ -493,7 +536,7 @@ static inline size_t conq__mpsc_la_drain(conq__mpsc_la *q, conq_consume_fn fn,
 	static inline size_t conq_##fam##_poll_burst(conq_##fam *q,            \
 						     void **out, size_t n)     \
 	{                                                                      \
-		return conq__mpsc_la_poll_burst(&q->q, out, n);                \
+		return conq__mpsc_la_poll_burst(&q->q, out, n, (bounded));     \
 	}
 
 #ifdef __cplusplus

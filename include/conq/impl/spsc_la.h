@@ -35,6 +35,7 @@
 #include <errno.h>
 
 #include "conq/common.h"
+#include "conq/eventcount.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,7 +95,8 @@ struct conq__spsc_la {
 	conq__spsc_la_chunk *pchunk;
 	conq__spsc_la_chunk *pres; /* P-private chunks reserved by offer_bulk */
 	uint64_t pfull; /* bounded: the last cidx read found it nearly full */
-	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(4) + 3 * sizeof(uint64_t) +
+	conq_eventcount nonempty; /* take() waits here; P notifies */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(4) + 4 * sizeof(uint64_t) +
 				      3 * sizeof(void *));
 
 	/* Consumer-hot: written only by C. */
@@ -106,7 +108,10 @@ struct conq__spsc_la {
 	uint64_t cbatch;  /* cchunk->batch */
 	void **cslots;	  /* cchunk's slots */
 	conq__spsc_la_chunk *cchunk;
-	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 5 * sizeof(uint64_t) +
+	/* put() waits here (bounded kinds); C notifies, bounded kinds only:
+	 * an unbounded kind's put never waits (conq__spsc_la_consumed). */
+	conq_eventcount nonfull;
+	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(1) + 6 * sizeof(uint64_t) +
 				      2 * sizeof(void *));
 
 	/* The spare chunk (chunked, unbounded): C publishes a retired, zeroed
@@ -327,6 +332,16 @@ static inline void conq__spsc_la_put(conq__spsc_la *q, conq__idx_t p,
 	conq__store_release(&q->pidx, conq__idx_add(p, n));
 }
 
+/* P, after a call's last conq__spsc_la_put (its [SL1] and [SL5]): wake a
+ * take() that may wait. Once per offer call, not per put: the calls that
+ * put a segment per chunk (offer_bulk, offer_burst) run no caller code in
+ * between, so one notify after the last covers them. fill, which calls fn
+ * between its segments, notifies after each. */
+static inline void conq__spsc_la_published(conq__spsc_la *q)
+{
+	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
+}
+
 static inline bool conq__spsc_la_offer(conq__spsc_la *q, void *e)
 {
 	if (CONQ__UNLIKELY(e == NULL)) {
@@ -339,6 +354,7 @@ static inline bool conq__spsc_la_offer(conq__spsc_la *q, void *e)
 		return false;
 	void *es[1] = {e};
 	conq__spsc_la_put(q, p, es, 1);
+	conq__spsc_la_published(q);
 	return true;
 }
 
@@ -405,11 +421,30 @@ static inline void conq__spsc_la_advance(conq__spsc_la *q, uint64_t n)
 	conq__store_release(&q->cidx, conq__idx_add(q->cidx, n));
 }
 
+/* C, after a call's last conq__spsc_la_advance (its [SL4]): wake a put()
+ * that may wait. cidx is what P reads to decide "full" ([SL3] in every
+ * refresh: the non-final chunks' queue limit, the final chunk's, and
+ * offer_bulk's); the clears ([SL7]) come before it, and following a JUMP
+ * frees no capacity (a chunk P lacks is linked or allocated, never waited
+ * for). Bounded kinds only: nobody waits on an unbounded kind's nonfull, and
+ * q->max (read-mostly, never written) spares it the notify, which in the
+ * eventcount's read-modify-write mode (no membarrier) is an atomic RMW.
+ * Once per poll and poll_burst call (poll_burst runs no caller code between
+ * its per-chunk advances); drain, which calls fn between elements, publishes
+ * cidx and notifies per element, through poll, as conq_spsc_array's. */
+static inline void conq__spsc_la_consumed(conq__spsc_la *q)
+{
+	if (q->max != 0)
+		conq_eventcount_notify(&q->nonfull); /* [E2]: a waiting put() */
+}
+
 static inline void *conq__spsc_la_poll(conq__spsc_la *q)
 {
 	void *e = conq__spsc_la_head(q);
-	if (e != NULL)
+	if (e != NULL) {
 		conq__spsc_la_advance(q, 1);
+		conq__spsc_la_consumed(q);
+	}
 	return e;
 }
 
@@ -447,9 +482,10 @@ static inline size_t conq__spsc_la_offer_bulk(conq__spsc_la *q, void *const *es,
 	conq__sidx_t d = conq__idx_diff(q->plimit, p);
 	if (d > 0 && (uint64_t)d >= n) {
 		conq__spsc_la_put(q, p, es, n);
+		conq__spsc_la_published(q);
 		return n;
 	}
-	return conq__spsc_la_offer_bulk_slow(q, es, n);
+	return conq__spsc_la_offer_bulk_slow(q, es, n); /* notifies itself */
 }
 
 static inline size_t conq__spsc_la_offer_burst(conq__spsc_la *q,
@@ -463,16 +499,19 @@ static inline size_t conq__spsc_la_offer_burst(conq__spsc_la *q,
 			break;
 		if (k > n - done)
 			k = n - done;
-		for (uint64_t i = 0; i < k; i++)
-			if (CONQ__UNLIKELY(es[done + i] == NULL)) {
-				errno = EINVAL;
-				if (i)
-					conq__spsc_la_put(q, p, es + done, i);
-				return done + (size_t)i;
-			}
-		conq__spsc_la_put(q, p, es + done, k);
-		done += (size_t)k;
+		uint64_t i = 0;
+		while (i < k && CONQ__LIKELY(es[done + i] != NULL))
+			i++;
+		if (i)
+			conq__spsc_la_put(q, p, es + done, i);
+		done += (size_t)i;
+		if (CONQ__UNLIKELY(i < k)) {
+			errno = EINVAL;
+			break;
+		}
 	}
+	if (done)
+		conq__spsc_la_published(q);
 	return done;
 }
 
@@ -502,6 +541,8 @@ static inline size_t conq__spsc_la_poll_burst(conq__spsc_la *q, void **out,
 		else
 			break;
 	}
+	if (k)
+		conq__spsc_la_consumed(q);
 	return k;
 }
 
@@ -551,6 +592,10 @@ static inline size_t conq__spsc_la_fill(conq__spsc_la *q, conq_supply_fn fn,
 		conq__store_release(&slots[first], head);
 		/* [SL5] release: pairs with [SL6]. */
 		conq__store_release(&q->pidx, conq__idx_add(p, n));
+		/* Per segment (at most one per chunk the call writes into):
+		 * fn runs before the next one, and a take() must not sleep
+		 * through it beside elements it could have. */
+		conq__spsc_la_published(q);
 		total += (size_t)n;
 		if (n < k)
 			break; /* fn returned NULL */

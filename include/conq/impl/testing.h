@@ -59,6 +59,20 @@ void conq__mpsc_unbounded_test_start(conq_mpsc_unbounded *q, uint64_t start);
  * negative n switches the injection off. Per thread. */
 void conq__test_fail_alloc_after(int n);
 
+/* on != 0: every eventcount initialised from now on (the queues' too) runs
+ * in the mode without membarrier, where notify pays a read-modify-write
+ * (conq/eventcount.h), as on a kernel without membarrier. Process-wide;
+ * CONQ_EVENTCOUNT_RMW=1 in the environment does the same from the start. */
+void conq__test_eventcount_force_rmw(int on);
+
+/* How long put() and take() watch the queue before they park, in ns
+ * (default CONQ__BLOCK_SPIN_NS; 0: park at once). Process-wide. */
+void conq__test_block_spin(unsigned ns);
+
+/* How many times this thread went to sleep in conq_eventcount_wait (a futex
+ * wait system call made), since it started. */
+unsigned long conq__test_eventcount_sleeps(void);
+
 #ifdef __cplusplus
 }
 #endif
