@@ -151,7 +151,8 @@ static inline void conq_eventcount_notify_all(conq_eventcount *ec)
 		conq__eventcount_wake(ec, w, 1);
 }
 
-/* True if somebody waits (or was about to, at some moment of the call).
+/* How many threads are counted in as waiting (or about to), at some moment
+ * of the call.
  * Relaxed; for statistics and tests. */
 static inline uint32_t
 conq_eventcount_waiters(const conq_eventcount *ec)
