@@ -2,6 +2,9 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Extra ctest arguments for `make test` and the checking builds, e.g.
+# CTEST_ARGS='-LE torture' (CI's tiers choose what each one runs).
+CTEST_ARGS ?=
 
 .PHONY: all configure test bench stress torture spin install clean scaling-kit
 all: configure
@@ -12,7 +15,7 @@ configure:
 
 # Every test, each in its own process with a timeout (ctest).
 test: all
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The headline benchmark: every queue against the peers, same run. First the
 # peer libraries: installed when missing if that needs no password (apt-get,
@@ -75,12 +78,12 @@ export ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
 # The tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:
 	$(MAKE) all BUILD=$(ASAN_BUILD) CMAKE_FLAGS='$(SAN_FLAGS) -DCMAKE_C_COMPILER=$(ASAN_CC) -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCONQ_SANITIZE=address,undefined $(CMAKE_FLAGS)'
-	$(SANRUN) ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+	$(SANRUN) ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The tests under ThreadSanitizer.
 tsan:
 	$(MAKE) all BUILD=$(TSAN_BUILD) CMAKE_FLAGS='$(SAN_FLAGS) -DCMAKE_C_COMPILER=$(TSAN_CC) -DCMAKE_CXX_COMPILER=$(TSAN_CXX) -DCONQ_SANITIZE=thread $(CMAKE_FLAGS)'
-	$(SANRUN) ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
+	$(SANRUN) ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # Cross-build for 64-bit Arm and run the unit tests under qemu-aarch64
 # (gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, qemu-user). The long
@@ -89,7 +92,7 @@ AARCH64_BUILD ?= build-aarch64
 QEMU_TEST_SCALE ?= 0.1
 cross-aarch64:
 	$(MAKE) all BUILD=$(AARCH64_BUILD) CMAKE_FLAGS='-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-aarch64-linux-gnu.cmake -DCONQ_BUILD_BENCH=OFF $(CMAKE_FLAGS)'
-	CONQ_TEST_SCALE=$(QEMU_TEST_SCALE) ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j $(JOBS)
+	CONQ_TEST_SCALE=$(QEMU_TEST_SCALE) ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The tests with 16-bit queue indices (CONQ_INDEX_BITS=16, a test build):
 # every family wraps every 65,536 operations, thousands of times per run.
@@ -97,7 +100,7 @@ cross-aarch64:
 INDEX16_BUILD ?= build-index16
 index16:
 	$(MAKE) all BUILD=$(INDEX16_BUILD) CMAKE_FLAGS='-DCONQ_INDEX_BITS=16 -DCONQ_WERROR=ON -DCONQ_BUILD_BENCH=OFF $(CMAKE_FLAGS)'
-	ctest --test-dir $(INDEX16_BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(INDEX16_BUILD) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The multi-core scaling kit (issue 3): a static conq-bench, with every peer
 # that has a static archive, and scripts/run-scaling.sh, in $(KIT_BUILD)/kit:
