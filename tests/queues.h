@@ -73,6 +73,10 @@ extern "C" {
 	X(mpsc_growable, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, GROW,             \
 	  (tq_chunk(c), c, a))                                                 \
 	X(mpsc_unbounded, TQ_ANY, 1, false, TQ_FIFO_TOTAL, AT, GROW,           \
+	  (tq_chunk(c), a))                                                    \
+	X(mpsc_xadd, TQ_ANY, 1, false, TQ_FIFO_TOTAL, AT, GROW,                \
+	  (tq_chunk(c), a))                                                    \
+	X(mpmc_xadd, TQ_ANY, TQ_ANY, false, TQ_FIFO_TOTAL, AT, GROW,           \
 	  (tq_chunk(c), a))
 
 /* The chunk (or initial chunk) size the tests give a growing family for a

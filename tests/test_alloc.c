@@ -75,6 +75,7 @@ static uint64_t scaled(double base)
 struct talloc {
 	uint64_t calls;	   /* alloc() calls so far */
 	uint64_t fail_at;  /* fail exactly the call with this number (1-based) */
+	uint64_t fail_run; /* ... and the fail_run - 1 calls after it */
 	uint64_t failed;   /* failures returned */
 	unsigned fail_one_in; /* fail at random one call in this many; 0: never */
 	int64_t live;	   /* bytes allocated and not freed */
@@ -95,7 +96,9 @@ static void *ta_alloc(void *ctx, size_t size, size_t align)
 	struct talloc *t = (struct talloc *)ctx;
 	/* relaxed: counters; the tests read them after joining the threads. */
 	uint64_t n = conq__faa_relaxed(&t->calls, 1) + 1;
-	bool fail = n == conq__load_relaxed(&t->fail_at);
+	uint64_t at = conq__load_relaxed(&t->fail_at);
+	bool fail = at != 0 && n >= at &&
+		    n - at < (t->fail_run ? t->fail_run : 1);
 	unsigned one_in = conq__load_relaxed(&t->fail_one_in);
 	if (one_in != 0 && tq_rand_below(&ta_rng, one_in) == 0)
 		fail = true;
@@ -324,18 +327,20 @@ static void sc_step(struct script *s, uint64_t *rng, bool grow)
 	}
 }
 
-/* The scripted run with allocation `fail_at` failing (0: none). Returns the
- * number of allocations it made (the queue's create included). */
+/* The scripted run with allocations `fail_at` to fail_at + run - 1 failing
+ * (0: none). Returns the number of allocations it made (the queue's create
+ * included). */
 static uint64_t sc_run(const struct tq_desc *d, uint64_t fail_at,
-		       uint64_t *enomem)
+		       uint64_t run, uint64_t *enomem)
 {
 	struct talloc t;
 	conq_allocator a = ta_make(&t);
 	t.fail_at = fail_at;
+	t.fail_run = run;
 	errno = 0;
 	void *q = d->create_with(256, &a);
 	if (q == NULL) {
-		/* Only the create's own allocation may make it fail. */
+		/* Only the create's own allocations may make it fail. */
 		CHECK_EQ(errno, ENOMEM);
 		CHECK_EQ(t.failed, 1);
 		ta_check_empty(&t);
@@ -377,7 +382,7 @@ static void case_sweep(const struct tq_desc *d)
 	if (!need_grow(d))
 		return;
 	uint64_t enomem = 0;
-	uint64_t total = sc_run(d, 0, &enomem);
+	uint64_t total = sc_run(d, 0, 1, &enomem);
 	CHECK_EQ(enomem, 0);
 	/* The run must allocate past create for the sweep to mean something
 	 * (node queues: thousands; chunked ones: hundreds; growable: one per
@@ -388,11 +393,28 @@ static void case_sweep(const struct tq_desc *d)
 	for (uint64_t k = 1; k <= upto && check_failed() == f0; k++) {
 		check_context("%s sweep: allocation %llu of %llu fails", d->name,
 			      (unsigned long long)k, (unsigned long long)total);
-		sc_run(d, k, &enomem);
+		sc_run(d, k, 1, &enomem);
+	}
+	/* A family that keeps a reserve chunk (the XADD queues: a claimed
+	 * index must be written) absorbs one failure: then two failures in a
+	 * row, the reserve's refill failing too, must reach an offer. */
+	uint64_t pairs = 0;
+	for (uint64_t k = 1; enomem == 0 && k <= upto &&
+			     check_failed() == f0;
+	     k++, pairs++) {
+		check_context("%s sweep: allocations %llu and %llu of %llu fail",
+			      d->name, (unsigned long long)k,
+			      (unsigned long long)k + 1,
+			      (unsigned long long)total);
+		sc_run(d, k, 2, &enomem);
 	}
 	check_context("%s", "");
 	/* Failures past the create's allocation reached an offer. */
 	CHECK_GT(enomem, 0);
+	if (pairs)
+		printf("     %s: single failures absorbed (its reserve); "
+		       "%llu runs with two in a row\n",
+		       d->name, (unsigned long long)pairs);
 	printf("     %s: %llu allocations per run, each of the first %llu "
 	       "failed in turn; %llu offers refused with ENOMEM\n",
 	       d->name, (unsigned long long)total, (unsigned long long)upto,

@@ -29,6 +29,8 @@ TG_CREATE(mpsc_linked, conq_mpsc_linked_create())
 TG_CREATE(mpsc_chunked, conq_mpsc_chunked_create(2, 5))
 TG_CREATE(mpsc_growable, conq_mpsc_growable_create(2, 5))
 TG_CREATE(mpsc_unbounded, conq_mpsc_unbounded_create(2))
+TG_CREATE(mpsc_xadd, conq_mpsc_xadd_create(2))
+TG_CREATE(mpmc_xadd, conq_mpmc_xadd_create(2))
 
 #undef TG_CREATE
 

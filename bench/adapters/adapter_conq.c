@@ -16,6 +16,8 @@
 #include "conq/mpsc_chunked.h"
 #include "conq/mpsc_growable.h"
 #include "conq/mpsc_unbounded.h"
+#include "conq/mpsc_xadd.h"
+#include "conq/mpmc_xadd.h"
 #include "loops.h"
 
 /*
@@ -132,3 +134,9 @@ CONQ_ADAPTER_ARGS(mpsc_unbounded, "conq:mpsc_unbounded", mpsc_unbounded,
 CONQ_ADAPTER_CHUNKS(mpsc_chunked, CB_MPSC, B)
 CONQ_ADAPTER_CHUNKS(mpsc_growable, CB_MPSC, B)
 CONQ_ADAPTER_CHUNKS(mpsc_unbounded, CB_MPSC, U)
+CONQ_ADAPTER_ARGS(mpsc_xadd, "conq:mpsc_xadd", mpsc_xadd, CB_MPSC,
+		  "conq_mpsc_xadd: unbounded MPSC, fetch-and-add claims, "
+		  "chunks of 1024", (1024), false)
+CONQ_ADAPTER_ARGS(mpmc_xadd, "conq:mpmc_xadd", mpmc_xadd, CB_MPMC,
+		  "conq_mpmc_xadd: unbounded MPMC, fetch-and-add claims, "
+		  "chunks of 1024", (1024), false)

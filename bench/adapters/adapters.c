@@ -28,6 +28,8 @@ extern const cb_adapter cb_adapter_conq_spsc_unbounded_16K;
 extern const cb_adapter cb_adapter_conq_mpsc_chunked;
 extern const cb_adapter cb_adapter_conq_mpsc_growable;
 extern const cb_adapter cb_adapter_conq_mpsc_unbounded;
+extern const cb_adapter cb_adapter_conq_mpsc_xadd;
+extern const cb_adapter cb_adapter_conq_mpmc_xadd;
 extern const cb_adapter cb_adapter_conq_mpsc_chunked_16;
 extern const cb_adapter cb_adapter_conq_mpsc_chunked_128;
 extern const cb_adapter cb_adapter_conq_mpsc_chunked_1K;
@@ -110,6 +112,8 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_conq_mpsc_chunked,
 	&cb_adapter_conq_mpsc_growable,
 	&cb_adapter_conq_mpsc_unbounded,
+	&cb_adapter_conq_mpsc_xadd,
+	&cb_adapter_conq_mpmc_xadd,
 	&cb_adapter_conq_mpsc_chunked_16,
 	&cb_adapter_conq_mpsc_chunked_128,
 	&cb_adapter_conq_mpsc_chunked_1K,

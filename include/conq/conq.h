@@ -24,6 +24,11 @@
  *   conq_put(q, e)             conq_put_until(q, e, deadline)
  *   conq_take(q)               conq_take_until(q, deadline)
  *
+ * and, from conq/wait.h (a wait strategy and an exit condition):
+ *
+ *   conq_drain_wait(q, fn, ctx, batch, wait, exit_fn, exit_ctx)
+ *   conq_fill_wait(q, fn, ctx, batch, wait, exit_fn, exit_ctx)
+ *
  * size, is_empty and capacity also take a pointer to a const queue. Any other
  * type (void *, NULL, a const queue for the others) does not compile. Family-
  * specific operations (conq_mpsc_array_fail_fast_offer, ...) and the
@@ -49,6 +54,8 @@
 #include "conq/mpsc_chunked.h"
 #include "conq/mpsc_growable.h"
 #include "conq/mpsc_unbounded.h"
+#include "conq/mpsc_xadd.h"
+#include "conq/mpmc_xadd.h"
 
 /*
  * The families with the common API, in one list: conq_<family> is the queue
@@ -60,7 +67,7 @@
 #define CONQ__FAMILY_LIST                                                      \
 	spsc_array, mpsc_array, spmc_array, mpmc_array, spsc_chunked,         \
 	    spsc_growable, spsc_unbounded, spsc_linked, mpsc_linked,           \
-	    mpsc_chunked, mpsc_growable, mpsc_unbounded
+	    mpsc_chunked, mpsc_growable, mpsc_unbounded, mpsc_xadd, mpmc_xadd
 
 /*
  * CONQ__FAMILIES(X): X(family) for each family of the list, e.g. to write a

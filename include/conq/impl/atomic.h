@@ -52,6 +52,7 @@
 	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_ACQ_REL,     \
 				    __ATOMIC_ACQUIRE)
 #define conq__faa_seq_cst(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define conq__faa_release(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
 #define conq__cas_strong_seq_cst(p, expp, v)                                   \
 	__atomic_compare_exchange_n((p), (expp), (v), 0, __ATOMIC_SEQ_CST,     \
 				    __ATOMIC_SEQ_CST)

@@ -50,6 +50,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "conq/eventcount.h"
 
@@ -97,7 +98,8 @@ bool conq__put_wait(void *q, bool (*offer)(void *, void *), void *e,
 		return conq_eventcount_waiters(&q->ne);                        \
 	}
 
-/* put and put_until for a bounded family f with eventcount `nf`. */
+/* put and put_until for a bounded family f with eventcount `nf`; also
+ * conq__<f>_nonfull(q), that eventcount (conq/wait.h parks a fill on it). */
 #define CONQ__DEFINE_PUT(f, nf)                                                \
 	static inline bool conq__##f##_offer_erased(void *q, void *e)         \
 	{                                                                      \
@@ -118,10 +120,15 @@ bool conq__put_wait(void *q, bool (*offer)(void *, void *), void *e,
 	static inline unsigned conq__##f##_put_waiters(const conq_##f *q)      \
 	{                                                                      \
 		return conq_eventcount_waiters(&q->nf);                        \
+	}                                                                      \
+	static inline conq_eventcount *conq__##f##_nonfull(conq_##f *q)        \
+	{                                                                      \
+		return &q->nf;                                                 \
 	}
 
 /* put and put_until for an unbounded family f: offer, which fails only on
- * NULL (EINVAL) or allocation failure (ENOMEM), and never waits. */
+ * NULL (EINVAL) or allocation failure (ENOMEM), and never waits;
+ * conq__<f>_nonfull(q) is NULL (there is no nonfull to wait on). */
 #define CONQ__DEFINE_PUT_UNBOUNDED(f)                                          \
 	static inline bool conq_##f##_put_until(conq_##f *q, void *e,          \
 						int64_t deadline)              \
@@ -137,6 +144,11 @@ bool conq__put_wait(void *q, bool (*offer)(void *, void *), void *e,
 	{                                                                      \
 		(void)q;                                                       \
 		return 0;                                                      \
+	}                                                                      \
+	static inline conq_eventcount *conq__##f##_nonfull(conq_##f *q)        \
+	{                                                                      \
+		(void)q;                                                       \
+		return NULL;                                                   \
 	}
 
 #ifdef __cplusplus

@@ -20,6 +20,8 @@
 #include "conq/mpsc_chunked.h"
 #include "conq/mpsc_growable.h"
 #include "conq/mpsc_unbounded.h"
+#include "conq/mpsc_xadd.h"
+#include "conq/mpmc_xadd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +55,8 @@ void conq__spsc_linked_test_start(conq_spsc_linked *q, uint64_t start);
 void conq__mpsc_chunked_test_start(conq_mpsc_chunked *q, uint64_t start);
 void conq__mpsc_growable_test_start(conq_mpsc_growable *q, uint64_t start);
 void conq__mpsc_unbounded_test_start(conq_mpsc_unbounded *q, uint64_t start);
+void conq__mpsc_xadd_test_start(conq_mpsc_xadd *q, uint64_t start);
+void conq__mpmc_xadd_test_start(conq_mpmc_xadd *q, uint64_t start);
 
 /* Make the library's allocator fail (NULL, ENOMEM) once `n` further
  * allocations have succeeded, and every allocation from then on, until a
