@@ -371,9 +371,10 @@ static void test_smoke(void)
 	cb_json *j = load_json("smoke.json");
 	/* conq's queues at the shapes their contracts allow among 1,1 2,1
 	 * 1,2 2,2: the 4 arrays 4 + 2 + 2 + 1, the 3 SPSC linked arrays and
-	 * spsc_linked 1 each, the 3 MPSC linked arrays, mpsc_linked and
-	 * mpsc_intrusive 2 each. */
-	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 9 + 4 + 5 * 2)) {
+	 * spsc_linked 1 each, the 3 MPSC linked arrays, mpsc_linked,
+	 * mpsc_intrusive and mpsc_xadd 2 each, mpmc_xadd 4. */
+	if (j != NULL && j->type == CB_JARR &&
+	    CHECK_EQ(j->n, 9 + 4 + 6 * 2 + 4)) {
 		for (size_t k = 0; k < j->n; k++) {
 			const cb_json *e = &j->kid[k];
 			check_context("smoke %s %s",
