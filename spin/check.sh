@@ -4,8 +4,9 @@
 # spin/check.sh - exhaustive Spin searches of conq's array index protocols
 # (spsc.pml, mpsc.pml, spmc.pml, mpmc.pml), of the SPSC linked arrays' chunk
 # hand-over (spsc_la.pml), of the MPSC linked arrays' resize (mpsc_la.pml)
-# of the intrusive MPSC node protocol (mpsc_node.pml) and of the
-# eventcount's park/wake under store buffers (eventcount.pml); docs/stress.md,
+# of the intrusive MPSC node protocol (mpsc_node.pml), of the
+# eventcount's park/wake under store buffers (eventcount.pml) and of the
+# XADD queues' chunk protocol (xadd.pml); docs/stress.md,
 # "Spin models".
 #
 # Usage: spin/check.sh [--bugs] [WORKDIR]
@@ -105,9 +106,18 @@ eventcount:1p1c,cap=2   eventcount.pml safety    -DCAP=2
 eventcount:1p2c         eventcount.pml safety    -DNC=2_-DPER=2
 eventcount:1p1c,rmw     eventcount.pml safety    -DRMW=1
 eventcount:1p2c,rmw     eventcount.pml safety    -DNC=2_-DPER=2_-DRMW=1
+xadd:mpsc,2p            xadd.pml safety          -DMC=0
+xadd:mpsc,2p,k=2        xadd.pml safety          -DMC=0_-DK=2
+xadd:mpsc,3p,obj=2      xadd.pml safety          -DMC=0_-DNP=3_-DPER=1_-DNOBJ=2
+xadd:mpsc,2p,per=3,obj=2 xadd.pml safety         -DMC=0_-DNP=2_-DPER=3_-DNOBJ=2
+xadd:mpmc,2p1c,obj=2    xadd.pml safety          -DMC=1_-DNP=2_-DNC=1_-DNOBJ=2
+xadd:mpmc,2p1c,k=2,obj=2 xadd.pml safety         -DMC=1_-DNP=2_-DNC=1_-DK=2_-DNOBJ=2
+xadd:mpmc,1p2c,per=3,obj=2 xadd.pml safety       -DMC=1_-DNP=1_-DNC=2_-DPER=3_-DNOBJ=2
+xadd:mpmc,2p2c,per=1    xadd.pml safety          -DMC=1_-DNP=2_-DNC=2_-DPER=1_-DSTART=3
+xadd:mpmc,1p1c,peek,obj=2 xadd.pml safety        -DMC=1_-DNP=1_-DNC=1_-DPER=4_-DNOBJ=2_-DPEEK=1_-DPK=2
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7 xadd.pml:1,2,3,4,5,6,7,8,9,10,11,12"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then
@@ -135,6 +145,16 @@ else
 				4) defs="$defs -DNP=2 -DNC=1 -DK=2" ;;
 				5 | 7) defs="$defs -DNP=2 -DNC=1 -DFILL=1" ;;
 				*) defs="$defs -DNP=2 -DNC=1" ;;
+				esac ;;
+			xadd.pml)
+				case $b in
+				1 | 2 | 3 | 7) defs="$defs -DMC=0" ;;
+				9) defs="$defs -DMC=0 -DNP=2 -DPER=3 -DNOBJ=2" ;;
+				4 | 8) defs="$defs -DMC=1 -DNP=1 -DNC=2" ;;
+				5) defs="$defs -DMC=1 -DNP=1 -DNC=1 -DPER=4 -DPEEK=1" ;;
+				6) defs="$defs -DMC=1 -DNP=1 -DNC=1 -DPEEK=1" ;;
+				10 | 11) defs="$defs -DMC=1 -DNP=1 -DNC=1 -DPER=4 -DNOBJ=2 -DPEEK=1" ;;
+				12) defs="$defs -DMC=1 -DNP=1 -DNC=2 -DPER=4 -DNOBJ=2" ;;
 				esac ;;
 			esac
 			search "${model%.pml}:bug$b" "$model" safety "$defs"

@@ -93,6 +93,13 @@ static void pool_put(conq__xadd *q, conq__xadd_chunk *ch)
 
 bool conq__xadd_replenish(conq__xadd *q)
 {
+	if (q->mc) {
+		/* A release held off may refill the reserve (as above). */
+		conq__xadd_release(q);
+		/* relaxed: a hint, as in conq__xadd_may_claim. */
+		if (conq__load_relaxed(&q->mem_low) == 0)
+			return true;
+	}
 	conq__xadd_chunk *ch = chunk_new(q);
 	if (ch == NULL)
 		return false; /* errno = ENOMEM, from the allocator call */
@@ -157,19 +164,28 @@ conq__xadd_chunk *conq__xadd_pchunk_slow(conq__xadd *q, conq__idx_t want)
 	for (;;) {
 		/* [X3] acquire: pairs with [X3]. */
 		conq__idx_t b = conq__load_acquire(&q->pbase);
-		if (b & 1u) { /* a rotation: wait for it */
+		if (conq__idx_diff(conq__xadd_even(b), want) >= 0)
+			/* [X3] acquire: pchunk is even(b)'s chunk or later
+			 * (during a rotation, the new one once stored). */
+			return walk_back(conq__load_acquire(&q->pchunk), want);
+		if (b & 1u) { /* a rotation to our chunk: wait for it */
 			conq__wait_backoff(&spins);
 			continue;
 		}
-		if (conq__idx_diff(b, want) >= 0)
-			/* [X3] acquire: pchunk is b's chunk or later. */
-			return walk_back(conq__load_acquire(&q->pchunk), want);
 		/* b's chunk is older than ours: append its successor. */
 		/* [X3] CAS acq_rel: the rotation; pairs with [X3] (the last
 		 * appender's release of pbase: its chunk is seen). */
 		if (conq__cas_strong_acq_rel(&q->pbase, &b, (conq__idx_t)(b | 1u))) {
-			if (!append(q, b))
-				conq__wait_backoff(&spins);
+			if (append(q, b))
+				continue;
+			/* No memory. MPMC: a release held off (a slot still
+			 * being read, a peek in progress) may be due by now,
+			 * and the consumers may all be waiting for this very
+			 * chunk: help, or we could wait for good
+			 * (spin/xadd.pml found it). */
+			if (q->mc)
+				conq__xadd_release(q);
+			conq__wait_backoff(&spins);
 		} else {
 			conq__wait_backoff(&spins);
 		}
@@ -182,13 +198,17 @@ conq__xadd_chunk *conq__xadd_cchunk_slow(conq__xadd *q, conq__idx_t want)
 	for (;;) {
 		/* [X5] acquire: pairs with [X5]. */
 		conq__idx_t b = conq__load_acquire(&q->cbase);
-		if (b & 1u) {
+		/* An index of an older chunk does not wait for an advance:
+		 * its chunk is unreleased (its slot is not CONSUMED), and the
+		 * advancer may be waiting for a chunk that only the release
+		 * of ours lets the producers allocate (spin/xadd.pml). */
+		if (conq__idx_diff(conq__xadd_even(b), want) >= 0)
+			/* [X5] acquire: ccur is even(b)'s chunk or later. */
+			return walk_back(conq__load_acquire(&q->ccur), want);
+		if (b & 1u) { /* an advance to our chunk: wait for it */
 			conq__wait_backoff(&spins);
 			continue;
 		}
-		if (conq__idx_diff(b, want) >= 0)
-			/* [X5] acquire: ccur is b's chunk or later. */
-			return walk_back(conq__load_acquire(&q->ccur), want);
 		/* [X5] CAS acq_rel: the consumers' rotation. */
 		if (!conq__cas_strong_acq_rel(&q->cbase, &b, (conq__idx_t)(b | 1u))) {
 			conq__wait_backoff(&spins);
@@ -278,54 +298,63 @@ void conq__xadd_release(conq__xadd *q)
 	conq__store_release(&q->rlock, 0u);
 }
 
+/* One look at the head under the announcement (peekers held): no waiting
+ * in here, so that a peek never holds releases off while it waits (a
+ * producer out of memory may need one; spin/xadd.pml). Returns 1 with *ep
+ * (NULL: empty, or a bubble when !strict), 0 to look again. */
+static int mc_peek_once(conq__xadd *q, bool strict, void **ep)
+{
+	*ep = NULL;
+	/* [X12] seq_cst: the tail after our increment. */
+	conq__idx_t c = conq__load_seq_cst(&q->ctail);
+	/* [X9] acquire: pairs with [X1]. */
+	conq__idx_t p = conq__load_acquire(&q->phead);
+	if (conq__idx_diff(p, c) <= 0)
+		return 1; /* empty */
+	/* [X12] seq_cst: pairs with [X5]'s seq_cst store and the releaser's
+	 * load: chunks from even(b) on are not released while we hold the
+	 * announcement. Odd (an advance): even(b)'s chunk is still ccur or
+	 * the new one is, both unreleased. */
+	conq__idx_t b = conq__xadd_even(conq__load_seq_cst(&q->cbase));
+	conq__idx_t want = conq__xadd_base_of(q, c);
+	if (conq__idx_diff(want, b) < 0)
+		return 0; /* c already left behind: again */
+	/* [X5] acquire: b's chunk or later, unreleased. */
+	conq__xadd_chunk *ch = conq__load_acquire(&q->ccur);
+	if (conq__idx_diff(ch->base, want) > 0)
+		return 0; /* the consumers moved on: c is stale */
+	while (ch != NULL && ch->base != want)
+		/* [X4] acquire: pairs with [X4]. */
+		ch = conq__load_acquire(&ch->next);
+	if (ch != NULL) {
+		/* [X2] acquire: pairs with [X2]. */
+		void *e = conq__load_acquire(&conq__xadd_slots(ch)[c & q->mask]);
+		if (e == CONQ__XADD_CONSUMED)
+			return 0; /* polled meanwhile */
+		if (e != NULL) {
+			*ep = e;
+			return 1;
+		}
+	}
+	/* A bubble: the chunk or the element is still coming. */
+	return strict ? 0 : 1;
+}
+
 void *conq__xadd_mc_peek(conq__xadd *q, bool strict)
 {
-	/* [X12] seq_cst: pairs with [X12] in the release. */
-	conq__faa_seq_cst(&q->peekers, 1u);
 	unsigned spins = 0;
-	void *e = NULL;
+	void *e;
 	for (;;) {
-		/* [X12] seq_cst: the tail after our increment. */
-		conq__idx_t c = conq__load_seq_cst(&q->ctail);
-		/* [X9] acquire: pairs with [X1]. */
-		conq__idx_t p = conq__load_acquire(&q->phead);
-		if (conq__idx_diff(p, c) <= 0)
-			break; /* empty */
-		/* [X12] seq_cst: pairs with [X5]'s seq_cst store and the
-		 * releaser's fence. */
-		conq__idx_t b = conq__load_seq_cst(&q->cbase);
-		conq__idx_t want = conq__xadd_base_of(q, c);
-		if ((b & 1u) || conq__idx_diff(want, b) < 0) {
-			/* advancing, or c already left behind: again */
-			conq__wait_backoff(&spins);
-			continue;
-		}
-		/* [X5] acquire: b's chunk or later, unreleased. */
-		conq__xadd_chunk *ch = conq__load_acquire(&q->ccur);
-		if (conq__idx_diff(ch->base, want) > 0)
-			continue; /* the consumers moved on: c is stale */
-		while (ch != NULL && ch->base != want)
-			/* [X4] acquire: pairs with [X4]. */
-			ch = conq__load_acquire(&ch->next);
-		if (ch != NULL) {
-			/* [X2] acquire: pairs with [X2]. */
-			e = conq__load_acquire(&conq__xadd_slots(ch)[c & q->mask]);
-			if (e == CONQ__XADD_CONSUMED) {
-				e = NULL;
-				continue; /* polled meanwhile */
-			}
-			if (e != NULL)
-				break;
-		}
-		/* A bubble: the chunk or the element is still coming. */
-		if (!strict)
-			break;
+		/* [X12] seq_cst: pairs with [X12] in the release. */
+		conq__faa_seq_cst(&q->peekers, 1u);
+		int done = mc_peek_once(q, strict, &e);
+		/* [X12] release: pairs with the releaser's RMW of peekers: our
+		 * reads of the chunk happen before its release. */
+		conq__faa_release(&q->peekers, (unsigned)-1);
+		if (done)
+			return e;
 		conq__wait_backoff(&spins);
 	}
-	/* [X12] release: pairs with the releaser's acquire of peekers: our
-	 * reads of the chunk happen before its release. */
-	conq__faa_release(&q->peekers, (unsigned)-1);
-	return e;
 }
 
 conq__xadd *conq__xadd_create(unsigned mc, size_t chunk,

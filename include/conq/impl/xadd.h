@@ -6,7 +6,7 @@
  *
  * The protocol (JCTools' Mp*UnboundedXaddArrayQueue, made memory-safe in C
  * without a garbage collector, hazard pointers or epochs;
- * docs/memory-model.md, "The XADD queues", labels [X1]...):
+ * docs/memory-model.md, "the XADD queues", labels [X1]...):
  *
  *  - Element number i (an index, counted from the queue's start) lives in
  *    slot i % C of the chunk whose base is i - i % C: chunks of C slots (a
@@ -21,7 +21,8 @@
  *    that needs it: it CASes pbase from b to b | 1 (a "rotation"; bases are
  *    even), takes a chunk from the pool (or allocates one), links it
  *    (old->next, new->prev), publishes pchunk, then pbase = b + C. Others
- *    that need a later chunk wait while pbase is odd or below theirs.
+ *    that need a later chunk wait while pbase is odd or below theirs (an
+ *    index of an earlier chunk never waits: its chunk is reachable).
  *  - MPSC: the one consumer reads slots in order from its private cchunk,
  *    follows `next` at the chunk's end and releases the chunk it leaves.
  *    MPMC: consumers claim an index with a CAS of the tail (ctail) only
@@ -42,7 +43,8 @@
  * (b) the chunk of a rotation it holds (pbase or cbase odd: a chunk is
  * released only after cbase has moved past it, and pchunk's chunk only has
  * a successor once its rotation ended); (c) the chunk a peek protects with
- * the peekers count that the releaser checks (MPMC). Nobody holds a pointer
+ * the peekers count that the releaser checks (MPMC), held for one look
+ * at a time, never while waiting. Nobody holds a pointer
  * to a released chunk, so it can be reused or freed at once: no
  * generations or epochs are needed, and a drained queue keeps its current
  * chunk and the pool (two chunks) only. A stale chunk can never be read as
@@ -56,7 +58,9 @@
  * fails with ENOMEM (nothing claimed, nothing lost) when it cannot. Only
  * when producers that claimed before the mark need more chunks than the
  * reserve held does an appender wait (yields, retrying the allocation and
- * watching the pool) until memory comes back: the elements are never lost.
+ * watching the pool; MPMC: running the release, which a slot still being
+ * read or a peek may have held off) until memory comes back: the elements
+ * are never lost.
  */
 #ifndef CONQ_IMPL_XADD_H
 #define CONQ_IMPL_XADD_H
