@@ -130,7 +130,7 @@ static inline void conq__eventcount_unwaited(conq_eventcount *ec)
 
 /* After making the condition true: wake one waiter, if any waits. Any
  * thread. Wait-free when nobody waits (see the header comment). */
-static inline void conq_eventcount_notify(conq_eventcount *ec)
+static CONQ__ALWAYS_INLINE void conq_eventcount_notify(conq_eventcount *ec)
 {
 	/* The light half of the asymmetric fence: the compiler keeps our
 	 * stores that made the condition true before the load below; the CPU

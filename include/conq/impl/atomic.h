@@ -135,4 +135,10 @@ void conq__test_pause(void);
  * includes the header need not call it. */
 #define CONQ__NOINLINE __attribute__((noinline, unused))
 
+/* A fast-path helper that must not become a call of its own: gcc keeps a
+ * small static inline function with an unlikely call inside it out of line
+ * once its callers grow (measured: conq_eventcount_notify, a load and a
+ * test, as a call per offer and per poll; docs/benchmarks.md). */
+#define CONQ__ALWAYS_INLINE inline __attribute__((always_inline))
+
 #endif /* CONQ_IMPL_ATOMIC_H */

@@ -106,25 +106,29 @@ struct conq__xadd {
 				      sizeof(conq_allocator));
 
 	/* Producer-hot: every offer's fetch-and-add. */
-	conq__idx_t phead;	  /* next index to claim */
-	conq_eventcount nonempty; /* take() waits here; P notifies */
-	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1) + sizeof(uint64_t));
+	conq__idx_t phead; /* next index to claim */
+	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1));
 
 	/* Producer-shared, read-mostly: read by every offer, written once a
-	 * chunk by its appender. */
+	 * chunk by its appender. The waiter word too: every offer reads it,
+	 * only a parking take() writes it, so it shares this line rather
+	 * than phead's, which the other producers' fetch-and-adds take away
+	 * between our claim and our notify. */
 	conq__idx_t pbase;	   /* pchunk's base; | 1 while appending */
 	conq__xadd_chunk *pchunk; /* the newest chunk */
+	conq_eventcount nonempty;  /* take() waits here; P notifies */
 	unsigned mem_low;	   /* 1: the reserve is used up */
 	CONQ__PAD_AFTER(pad_pchunk, CONQ__IDX_FIELDS(1) + sizeof(void *) +
-					sizeof(unsigned));
+					sizeof(uint64_t) + sizeof(unsigned));
 
 	/* Consumer-hot: MPSC: written by C only; MPMC: CASed by consumers. */
 	conq__idx_t ctail;  /* next index to consume (MPMC: to claim) */
 	conq__idx_t climit; /* MPMC: a head seen; claims below it are safe */
 	conq__xadd_chunk *cchunk; /* MPSC: C's chunk (MPMC: below) */
 	conq_eventcount nonfull;  /* never waited on: one layout for blocking */
+	unsigned chase; /* MPSC: the last poll got an element (sc_head_miss) */
 	CONQ__PAD_AFTER(pad_cons, CONQ__IDX_FIELDS(2) + sizeof(void *) +
-				      sizeof(uint64_t));
+				      sizeof(uint64_t) + sizeof(unsigned));
 
 	/* MPMC consumers' chunk, read-mostly as the producers'. */
 	conq__idx_t cbase;	   /* ccur's base; | 1 while advancing */
@@ -341,6 +345,39 @@ static inline bool conq__xadd_is_empty(const conq__xadd *q)
 
 /* ---------------------------------------------------------------- MPSC -- */
 
+/* C: a strict look at ctail's slot read NULL. Right after a poll that got
+ * an element (chasing the producers), look at the slot a few more times,
+ * CONQ__XADD_CHASE_GAP ns apart, before reading phead: phead's line is the
+ * one every producer's fetch-and-add needs, and pulling it over while they
+ * claim slows them just when the consumer waits for them (as
+ * conq_mpsc_array's head_miss; measured in docs/benchmarks.md, 1P1C). Then
+ * phead tells empty from a bubble, and a bubble is waited for. */
+#ifndef CONQ__XADD_CHASE_SPINS
+#define CONQ__XADD_CHASE_SPINS 4
+#endif
+#ifndef CONQ__XADD_CHASE_GAP
+#define CONQ__XADD_CHASE_GAP 176u /* ns: 16 pauses of the Intel guest */
+#endif
+static inline void *conq__xadd_sc_head_miss(conq__xadd *q, void **slot,
+					    conq__idx_t c)
+{
+	if (q->chase) {
+		for (unsigned i = 0; i < CONQ__XADD_CHASE_SPINS; i++) {
+			conq__watch_gap(CONQ__XADD_CHASE_GAP);
+			/* [X2] acquire: pairs with [X2]. */
+			void *e = conq__load_acquire(slot);
+			if (e != NULL)
+				return e;
+		}
+		q->chase = 0;
+	}
+	/* [X9] acquire: pairs with [X1]. head == tail: empty; else the
+	 * slot's producer claimed it and has not stored yet. */
+	if (conq__load_acquire(&q->phead) == c)
+		return NULL;
+	return conq__xadd_wait_slot(slot);
+}
+
 /* C: the element at ctail, NULL when empty (or, !strict, on a bubble: a
  * claimed slot not yet written, or a chunk not yet appended). consume:
  * take it (advance ctail). */
@@ -358,12 +395,13 @@ static inline void *conq__xadd_sc_head(conq__xadd *q, bool strict,
 	/* [X2] acquire: pairs with [X2] (the producer's release). */
 	void *e = conq__load_acquire(slot);
 	if (CONQ__UNLIKELY(e == NULL)) {
-		/* [X9] acquire: pairs with [X1]. head == tail: empty; else
-		 * the slot's producer claimed it and has not stored yet. */
-		if (!strict || conq__load_acquire(&q->phead) == c)
+		if (!strict)
 			return NULL;
-		e = conq__xadd_wait_slot(slot);
+		e = conq__xadd_sc_head_miss(q, slot, c);
+		if (e == NULL)
+			return NULL;
 	}
+	q->chase = 1;
 	if (consume)
 		/* [X8] release: pairs with [X10] (size, is_empty). */
 		conq__store_release(&q->ctail, conq__idx_add(c, 1));
