@@ -14,80 +14,20 @@
 #include <string.h>
 
 #include "check.h"
+#include "counting_alloc.h"
 #include "conq/conq.h"
-
-struct counting {
-	long live;  /* blocks allocated, not yet freed */
-	long total; /* allocations that succeeded */
-	bool fail;  /* every allocation fails while set */
-	long allow; /* >= 0: this many more succeed, then fail is set */
-	size_t bad; /* wrong sizes given back, misaligned blocks */
-};
-
-struct hdr {
-	size_t size;
-	void *raw;
-};
-
-static void *c_alloc(void *ctx, size_t size, size_t align)
-{
-	struct counting *c = (struct counting *)ctx;
-	if (c->allow == 0)
-		c->fail = true;
-	if (c->allow > 0)
-		c->allow--;
-	if (c->fail)
-		return NULL;
-	unsigned char *raw =
-	    (unsigned char *)malloc(size + align + sizeof(struct hdr));
-	if (raw == NULL)
-		return NULL;
-	uintptr_t a = (uintptr_t)(raw + sizeof(struct hdr));
-	a = (a + align - 1) / align * align;
-	unsigned char *p = (unsigned char *)a;
-	struct hdr h = {size, raw};
-	memcpy(p - sizeof h, &h, sizeof h);
-	memset(p, 0x5A, size); /* not zeroed: conq must not rely on it */
-	c->live++;
-	c->total++;
-	return p;
-}
-
-static void c_free(void *ctx, void *p, size_t size)
-{
-	struct counting *c = (struct counting *)ctx;
-	struct hdr h;
-	memcpy(&h, (unsigned char *)p - sizeof h, sizeof h);
-	if (h.size != size)
-		c->bad++;
-	free(h.raw);
-	c->live--;
-}
 
 static void *elem(uint64_t k)
 {
 	return (void *)(uintptr_t)k;
 }
 
-/* Supplies next, next + 1, ...; counts calls. */
-struct src {
-	uint64_t next;
-	uint64_t calls;
-};
-
-static void *supply(void *ctx)
-{
-	struct src *s = (struct src *)ctx;
-	s->calls++;
-	return elem(s->next++);
-}
-
 /* The scenario on one queue, through the generic verbs. Q: the type. */
 #define SCENARIO(fam, Q, create_expr, bounded)                                 \
 	static void run_##fam(void)                                            \
 	{                                                                      \
-		struct counting cnt = {0, 0, false, -1, 0};                        \
-		conq_allocator a = {c_alloc, c_free, &cnt};                    \
+		tq_counting cnt = TQ_COUNTING_INIT;                            \
+		conq_allocator a = {tq_c_alloc, tq_c_free, &cnt};              \
 		check_context("%s", #fam);                                     \
 		Q *q = create_expr;                                            \
 		if (!CHECK_NOT_NULL(q))                                        \
@@ -97,7 +37,7 @@ static void *supply(void *ctx)
 		/* Fill several chunks (chunk 4: 3 elements each). */          \
 		for (int i = 0; i < 10; i++)                                   \
 			CHECK_TRUE(conq_offer(q, elem(in++)));                 \
-		/* Now memory runs out: the offers that need a chunk fail. */ \
+		/* Now memory runs out: the offers that need a chunk fail. */  \
 		cnt.fail = true;                                               \
 		errno = 0;                                                     \
 		bool ok;                                                       \
@@ -109,27 +49,13 @@ static void *supply(void *ctx)
 		CHECK_FALSE(ok);                                               \
 		CHECK_EQ(errno, ENOMEM);                                       \
 		void *es[20];                                                  \
-		for (int i = 0; i < 20; i++)                                   \
-			es[i] = elem(in + (uint64_t)i);                        \
-		errno = 0;                                                     \
-		CHECK_EQ(conq_offer_bulk(q, es, 20), 0);                       \
-		CHECK_EQ(errno, ENOMEM);                                       \
-		errno = 0;                                                     \
-		CHECK_EQ(conq_offer_burst(q, es, 20), 0);                      \
-		CHECK_EQ(errno, ENOMEM);                                       \
-		struct src s = {in, 0};                                        \
-		errno = 0;                                                     \
-		CHECK_EQ(conq_fill(q, supply, &s, 20), 0);                     \
-		CHECK_EQ(errno, ENOMEM);                                       \
-		CHECK_EQ(s.calls, 0); /* no element stranded */                \
-		CHECK_EQ(conq_size(q), in - out);                              \
+		TQ_CHECK_BATCH_ENOMEM(q, es, in, out);                         \
 		/* Memory is back: everything works again. */                  \
 		cnt.fail = false;                                              \
 		CHECK_EQ(conq_offer_bulk(q, es, 20), 20); /* several chunks */ \
 		in += 20;                                                      \
-		s.next = in;                                                   \
-		s.calls = 0;                                                   \
-		CHECK_EQ(conq_fill(q, supply, &s, 7), 7);                      \
+		tq_src s = {in, 0};                                            \
+		CHECK_EQ(conq_fill(q, tq_supply, &s, 7), 7);                   \
 		CHECK_EQ(s.calls, 7);                                          \
 		in += 7;                                                       \
 		for (int i = 0; i < 20; i++)                                   \
@@ -145,7 +71,7 @@ static void *supply(void *ctx)
 				badorder++;                                    \
 		CHECK_EQ(badorder, 0);                                         \
 		CHECK_EQ(out, in);                                             \
-		/* Drained: the queue, its current chunk, at most a spare. */ \
+		/* Drained: the queue, its current chunk, at most a spare. */  \
 		CHECK_LE(cnt.live, bounded ? 3 : 3);                           \
 		CHECK_TRUE(conq_is_empty(q));                                  \
 		/* Round trips keep memory bounded. */                         \
@@ -172,8 +98,8 @@ SCENARIO(mpsc_unbounded, conq_mpsc_unbounded,
  * ring holds max elements exactly. */
 static void run_mpsc_growable(void)
 {
-	struct counting cnt = {0, 0, false, -1, 0};
-	conq_allocator a = {c_alloc, c_free, &cnt};
+	tq_counting cnt = TQ_COUNTING_INIT;
+	conq_allocator a = {tq_c_alloc, tq_c_free, &cnt};
 	check_context("%s", "mpsc_growable");
 	conq_mpsc_growable *q = conq_mpsc_growable_create_with(2, 64, &a);
 	if (!CHECK_NOT_NULL(q))
@@ -223,8 +149,8 @@ static void run_mpsc_growable(void)
  * chain: nothing is enqueued. */
 static void bulk_chain_enomem(void)
 {
-	struct counting cnt = {0, 0, false, -1, 0};
-	conq_allocator a = {c_alloc, c_free, &cnt};
+	tq_counting cnt = TQ_COUNTING_INIT;
+	conq_allocator a = {tq_c_alloc, tq_c_free, &cnt};
 	check_context("%s", "bulk_chain_enomem");
 	conq_mpsc_chunked *q = conq_mpsc_chunked_create_with(4, 64, &a);
 	if (!CHECK_NOT_NULL(q))
@@ -259,8 +185,9 @@ static void create_enomem(void)
 {
 	check_context("%s", "create_enomem");
 	for (long allow = 0; allow < 2; allow++) {
-		struct counting cnt = {0, 0, false, allow, 0};
-		conq_allocator a = {c_alloc, c_free, &cnt};
+		tq_counting cnt = TQ_COUNTING_INIT;
+		cnt.allow = allow;
+		conq_allocator a = {tq_c_alloc, tq_c_free, &cnt};
 		errno = 0;
 		CHECK_NULL(conq_mpsc_chunked_create_with(4, 16, &a));
 		CHECK_EQ(errno, ENOMEM);

@@ -17,53 +17,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "counting_alloc.h"
 #include "queues.h"
 
 #include "conq/impl/testing.h"
 #include "conq/spsc_chunked.h"
 #include "conq/spsc_unbounded.h"
-
-struct counting {
-	long live;  /* blocks allocated, not yet freed */
-	long total; /* allocations that succeeded */
-	bool fail;  /* every allocation fails while set */
-	size_t bad; /* misaligned blocks, wrong sizes given back */
-};
-
-static void *c_alloc(void *ctx, size_t size, size_t align)
-{
-	struct counting *c = (struct counting *)ctx;
-	if (c->fail)
-		return NULL;
-	size_t total = (size + sizeof(size_t) + align - 1) / align * align;
-	/* The size in front: checked on free. */
-	unsigned char *raw =
-	    (unsigned char *)aligned_alloc(align, total + align);
-	if (raw == NULL)
-		return NULL;
-	unsigned char *p = raw + align;
-	memcpy(p - sizeof(size_t), &size, sizeof size);
-	memset(p, 0x5A, size); /* not zeroed: conq must not rely on it */
-	if ((uintptr_t)p % align != 0)
-		c->bad++;
-	c->live++;
-	c->total++;
-	return p;
-}
-
-static void c_free(void *ctx, void *p, size_t size)
-{
-	struct counting *c = (struct counting *)ctx;
-	unsigned char *q = (unsigned char *)p;
-	size_t was;
-	memcpy(&was, q - sizeof(size_t), sizeof was);
-	if (was != size)
-		c->bad++;
-	/* The block's alignment is at most CONQ_PAD, and we allocated raw at
-	 * p - align; recover it from the alignment we used: CONQ_PAD. */
-	free(q - CONQ_PAD);
-	c->live--;
-}
 
 static const struct tq_desc *row(const char *name)
 {
@@ -73,19 +32,19 @@ static const struct tq_desc *row(const char *name)
 	return NULL;
 }
 
-/* conq asks for CONQ_PAD alignment for every block (c_free relies on it). */
+/* conq asks for CONQ_PAD alignment for every block. */
 static void *c_alloc_pad(void *ctx, size_t size, size_t align)
 {
-	struct counting *c = (struct counting *)ctx;
+	tq_counting *c = (tq_counting *)ctx;
 	if (align != CONQ_PAD)
 		c->bad++;
-	return c_alloc(ctx, size, CONQ_PAD);
+	return tq_c_alloc(ctx, size, align);
 }
 
 static void run_family(const struct tq_desc *d)
 {
-	struct counting cnt = {0, 0, false, 0};
-	conq_allocator a = {c_alloc_pad, c_free, &cnt};
+	tq_counting cnt = TQ_COUNTING_INIT;
+	conq_allocator a = {c_alloc_pad, tq_c_free, &cnt};
 	const size_t caps[] = {1, 2, 8, 64, 1000};
 	for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
 		size_t c = caps[ci];
