@@ -119,6 +119,14 @@ typedef struct cb_adapter {
 	 * only when a -p qType pattern with a '.' or its exact name matches
 	 * it, not in the default selection nor through "conq:*". */
 	bool variant;
+	/* Optional, the blocking ends (QueueHandoff, wl_handoff.c; NULL: the
+	 * queue has none): put offers, waiting while full (false: an error,
+	 * errno set); take_until polls, waiting while empty until the
+	 * CLOCK_MONOTONIC `deadline` (ns, cb_now_ns()'s clock), NULL once it
+	 * has passed. Called through the pointer: one call per message at
+	 * message rates where a call costs nothing beside the wake-up. */
+	bool (*put)(void *q, void *e);
+	void *(*take_until)(void *q, int64_t deadline);
 } cb_adapter;
 
 /* The adapters compiled in, own queues first, then peers, then baselines. */

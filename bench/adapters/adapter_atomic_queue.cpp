@@ -115,6 +115,8 @@ const cb_adapter cb_adapter_aq_mpmc = {
 	.loops = &aq_mpmc_loops,
 	.weak_order = AQ_WEAK_ORDER,
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 
 const cb_adapter cb_adapter_aq_spsc = {
@@ -132,5 +134,7 @@ const cb_adapter cb_adapter_aq_spsc = {
 	.loops = &aq_spsc_loops,
 	.weak_order = nullptr,
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 }

@@ -152,6 +152,8 @@ const cb_adapter cb_adapter_boost_queue = {
 	.loops = &boost_q_loops,
 	.weak_order = nullptr,
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 
 extern const cb_adapter cb_adapter_boost_queue_u;
@@ -170,6 +172,8 @@ const cb_adapter cb_adapter_boost_queue_u = {
 	.loops = &boost_q_u_loops,
 	.weak_order = nullptr,
 	.variant = true,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 #endif
 
@@ -188,5 +192,7 @@ const cb_adapter cb_adapter_boost_spsc = {
 	.loops = &boost_spsc_loops,
 	.weak_order = nullptr,
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 }

@@ -36,6 +36,8 @@
  * harness primes them with qCapacity elements and lets them grow), as
  * JCTools' benchmarks run its unbounded queues and as the peers' unbounded
  * uses run here (moodycamel's enqueue, liburcu with a node per element).
+ * put/take_until are the families' blocking calls (conq/impl/blocking.h),
+ * for QueueHandoff.
  */
 #define CONQ_ADAPTER(FAM, CONTRACT, DESC)                                      \
 	CONQ_ADAPTER_ARGS(FAM, "conq:" #FAM, FAM, CONTRACT, DESC, (capacity),  \
@@ -61,6 +63,14 @@
 	{                                                                      \
 		return conq_##FAM##_poll((conq_##FAM *)q);                     \
 	}                                                                      \
+	static bool ID##_put(void *q, void *e)                                 \
+	{                                                                      \
+		return conq_##FAM##_put((conq_##FAM *)q, e);                   \
+	}                                                                      \
+	static void *ID##_take_until(void *q, int64_t deadline)                \
+	{                                                                      \
+		return conq_##FAM##_take_until((conq_##FAM *)q, deadline);     \
+	}                                                                      \
 	CB_DEFINE_LOOPS(conq_##ID, conq_##FAM, conq_##FAM##_offer,             \
 			conq_##FAM##_poll)                                     \
 	extern const cb_adapter cb_adapter_conq_##ID;                          \
@@ -77,6 +87,8 @@
 		.flush = NULL,                                                 \
 		.loops = &conq_##ID##_loops,                                   \
 		.variant = VARIANT,                                            \
+		.put = ID##_put,                                               \
+		.take_until = ID##_take_until,                                 \
 	};
 
 /* A growing family at chunk (or initial) size N, labelled L ("1K"): the

@@ -19,6 +19,13 @@
  *   dpdk:rte_ring_mpmc_hts  "head/tail sync": rte_ring_mp_hts_enqueue_bulk /
  *                           rte_ring_mc_hts_dequeue_bulk, n = 1
  *
+ *   dpdk:rte_ring_spsc_eventfd  (a variant, for QueueHandoff) the SPSC ring
+ *                           paired with an eventfd, as DPDK applications
+ *                           pair a ring with a thread that sleeps: every
+ *                           enqueue writes the eventfd; a take on an empty
+ *                           ring waits in ppoll() on it, reads it and
+ *                           tries again
+ *
  * RTS and HTS are DPDK's answer to preempted producers/consumers (the MP/MC
  * mode waits for every earlier claimant to commit, in order, so one
  * preempted thread stalls all): they are here for the oversubscribed runs.
@@ -29,6 +36,9 @@
  * pkg-config flags: every adapter is compiled with the same flags.
  */
 #include <errno.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_ring.h>
 #include <rte_ring_hts.h>
@@ -149,3 +159,116 @@ DPDK_ADAPTER(rte_ring_mpmc_rts, dpdk_rts_offer, dpdk_rts_poll,
 DPDK_ADAPTER(rte_ring_mpmc_hts, dpdk_hts_offer, dpdk_hts_poll,
 	     RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ, CB_MPMC,
 	     "DPDK rte_ring, head/tail sync (HTS) MP/MC mode, bulk n=1")
+
+/* The ring with an eventfd: the blocking pairing a DPDK user writes. */
+typedef struct dpdk_evring {
+	CB_ALIGNAS(CB_PAD) struct rte_ring *r;
+	int fd; /* eventfd, non-blocking; written once per enqueue */
+} dpdk_evring;
+
+static void *dpdk_ev_create(size_t capacity, size_t *usable)
+{
+	dpdk_evring *q = (dpdk_evring *)cb_alloc_aligned(sizeof *q);
+	if (q == NULL)
+		return NULL;
+	q->r = (struct rte_ring *)dpdk_create_flags(
+		capacity, usable, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	q->fd = q->r == NULL ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->fd < 0) {
+		int err = errno;
+		dpdk_destroy(q->r);
+		cb_free_aligned(q);
+		errno = err;
+		return NULL;
+	}
+	return q;
+}
+
+static void dpdk_ev_destroy(void *p)
+{
+	dpdk_evring *q = (dpdk_evring *)p;
+	if (q == NULL)
+		return;
+	close(q->fd);
+	dpdk_destroy(q->r);
+	cb_free_aligned(q);
+}
+
+static inline bool dpdk_ev_offer(dpdk_evring *q, void *e)
+{
+	if (rte_ring_sp_enqueue(q->r, e) != 0)
+		return false;
+	const uint64_t one = 1;
+	ssize_t n = write(q->fd, &one, sizeof one); /* cannot fail: the count
+						       never nears 2^64 */
+	(void)n;
+	return true;
+}
+
+static inline void *dpdk_ev_poll(dpdk_evring *q)
+{
+	return dpdk_sc_poll(q->r);
+}
+
+static bool dpdk_ev_offer_g(void *q, void *e)
+{
+	return dpdk_ev_offer((dpdk_evring *)q, e);
+}
+
+static void *dpdk_ev_poll_g(void *q)
+{
+	return dpdk_ev_poll((dpdk_evring *)q);
+}
+
+static bool dpdk_ev_put(void *p, void *e)
+{
+	dpdk_evring *q = (dpdk_evring *)p;
+	while (!dpdk_ev_offer(q, e))
+		sched_yield(); /* full: QueueHandoff never fills it */
+	return true;
+}
+
+/* Empty: sleep in ppoll() until the eventfd is readable (a write after an
+ * enqueue we may not have seen) or the deadline, drain the count, retry.
+ * No lost wake-up: the producer's write follows its enqueue. */
+static void *dpdk_ev_take_until(void *p, int64_t deadline)
+{
+	dpdk_evring *q = (dpdk_evring *)p;
+	for (;;) {
+		void *e = dpdk_sc_poll(q->r);
+		if (e != NULL)
+			return e;
+		int64_t left = deadline - (int64_t)cb_now_ns();
+		if (left <= 0)
+			return NULL;
+		struct pollfd pfd = {.fd = q->fd, .events = POLLIN};
+		struct timespec ts = {.tv_sec = (time_t)(left / 1000000000),
+				      .tv_nsec = (long)(left % 1000000000)};
+		if (ppoll(&pfd, 1, &ts, NULL) > 0) {
+			uint64_t v;
+			ssize_t n = read(q->fd, &v, sizeof v);
+			(void)n;
+		}
+	}
+}
+
+CB_DEFINE_LOOPS(dpdk_ev, dpdk_evring, dpdk_ev_offer, dpdk_ev_poll)
+
+extern const cb_adapter cb_adapter_dpdk_rte_ring_spsc_eventfd;
+const cb_adapter cb_adapter_dpdk_rte_ring_spsc_eventfd = {
+	.name = "dpdk:rte_ring_spsc_eventfd",
+	.family = "dpdk",
+	.desc = "DPDK rte_ring SPSC + an eventfd written per enqueue; take "
+		"waits in ppoll()",
+	.contract = CB_SPSC,
+	.kind = CB_KIND_PEER,
+	.create = dpdk_ev_create,
+	.destroy = dpdk_ev_destroy,
+	.offer = dpdk_ev_offer_g,
+	.poll = dpdk_ev_poll_g,
+	.flush = NULL,
+	.loops = &dpdk_ev_loops,
+	.variant = true,
+	.put = dpdk_ev_put,
+	.take_until = dpdk_ev_take_until,
+};

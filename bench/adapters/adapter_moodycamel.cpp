@@ -16,10 +16,16 @@
  *   moodycamel:readerwriterqueue  ReaderWriterQueue<void *> (SPSC),
  *       try_enqueue / try_dequeue: a chain of rings, built for qCapacity;
  *       holds max_capacity() (its block sizes round it up).
+ *   moodycamel:blockingconcurrentqueue  BlockingConcurrentQueue<void *>
+ *       (a variant, for QueueHandoff): the same queue with a counting
+ *       semaphore (LightweightSemaphore: spins up to 10000 tries, then
+ *       sem_timedwait) that every enqueue signals; enqueue (allocating) /
+ *       try_dequeue, put = enqueue, take_until = wait_dequeue_timed.
  *
  * The queue object gets its own CB_PAD-aligned block (placement new), the
  * same loops (loops.h) as every other adapter, and C symbols.
  */
+#include <concurrentqueue/blockingconcurrentqueue.h>
 #include <concurrentqueue/concurrentqueue.h>
 #include <readerwriterqueue/readerwriterqueue.h>
 
@@ -144,7 +150,28 @@ template <class Q> bool mc_offer_u_g(void *q, void *e)
 	return mc_offer_u(static_cast<Q *>(q), e);
 }
 
+/* BlockingConcurrentQueue, unbounded (enqueue), default-built. */
+struct Bq : moodycamel::BlockingConcurrentQueue<void *, CqTraits> {
+	Bq() : moodycamel::BlockingConcurrentQueue<void *, CqTraits>() {}
+};
+
+bool bq_put(void *q, void *e)
+{
+	return static_cast<Bq *>(q)->enqueue(e);
+}
+
+void *bq_take_until(void *q, int64_t deadline)
+{
+	int64_t left = deadline - (int64_t)cb_now_ns();
+	void *e = nullptr;
+	return static_cast<Bq *>(q)->wait_dequeue_timed(
+		       e, left > 0 ? (left + 999) / 1000 : 0)
+		       ? e
+		       : nullptr;
+}
+
 CB_DEFINE_LOOPS(mc_cq, Cq, mc_offer<Cq>, mc_poll<Cq>)
+CB_DEFINE_LOOPS(mc_bq, Bq, mc_offer_u<Bq>, mc_poll<Bq>)
 CB_DEFINE_LOOPS(mc_cq_u, CqU, mc_offer_u<CqU>, mc_poll<CqU>)
 CB_DEFINE_LOOPS(mc_rwq_u, RwqU, mc_offer_u<RwqU>, mc_poll<RwqU>)
 CB_DEFINE_LOOPS(mc_rwq, Rwq, mc_offer<Rwq>, mc_poll<Rwq>)
@@ -156,6 +183,7 @@ extern const cb_adapter cb_adapter_mc_cq;
 extern const cb_adapter cb_adapter_mc_rwq;
 extern const cb_adapter cb_adapter_mc_cq_u;
 extern const cb_adapter cb_adapter_mc_rwq_u;
+extern const cb_adapter cb_adapter_mc_bq;
 
 const cb_adapter cb_adapter_mc_cq = {
 	.name = "moodycamel:concurrentqueue",
@@ -174,6 +202,8 @@ const cb_adapter cb_adapter_mc_cq = {
 	.weak_order = "a sub-queue per producer: not linearizable across "
 		      "producers",
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_rwq = {
@@ -191,6 +221,8 @@ const cb_adapter cb_adapter_mc_rwq = {
 	.loops = &mc_rwq_loops,
 	.weak_order = nullptr,
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_cq_u = {
@@ -209,6 +241,8 @@ const cb_adapter cb_adapter_mc_cq_u = {
 	.weak_order = "a sub-queue per producer: not linearizable across "
 		      "producers",
 	.variant = true,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_rwq_u = {
@@ -226,5 +260,28 @@ const cb_adapter cb_adapter_mc_rwq_u = {
 	.loops = &mc_rwq_u_loops,
 	.weak_order = nullptr,
 	.variant = true,
+	.put = nullptr,
+	.take_until = nullptr,
+};
+
+const cb_adapter cb_adapter_mc_bq = {
+	.name = "moodycamel:blockingconcurrentqueue",
+	.family = "moodycamel",
+	.desc = "moodycamel BlockingConcurrentQueue<void*> (C++), enqueue/"
+		"try_dequeue; put = enqueue, take_until = wait_dequeue_timed "
+		"(a semaphore signalled per enqueue)",
+	.contract = CB_MPMC,
+	.kind = CB_KIND_PEER,
+	.create = mc_place_u<Bq>,
+	.destroy = mc_destroy<Bq>,
+	.offer = mc_offer_u_g<Bq>,
+	.poll = mc_poll_g<Bq>,
+	.flush = nullptr,
+	.loops = &mc_bq_loops,
+	.weak_order = "a sub-queue per producer: not linearizable across "
+		      "producers",
+	.variant = true,
+	.put = bq_put,
+	.take_until = bq_take_until,
 };
 }

@@ -14,7 +14,9 @@
  *                  (not_full) for up to MUTEX_CV_WAIT_NS before it fails,
  *                  and a side that changes the state signals the other only
  *                  when someone sleeps (a waiter count), so a busy queue
- *                  makes no futex wake-up calls
+ *                  makes no futex wake-up calls; its put/take_until
+ *                  (QueueHandoff) wait on the same condvars without a
+ *                  time limit (take_until: until its deadline)
  *
  * Layout: the mutex and both indices on one CB_PAD block (every operation
  * takes the lock anyway: splitting them would only add a line to move), the
@@ -219,6 +221,52 @@ static void *condvar_poll_g(void *q)
 	return condvar_poll((mutex_ring *)q);
 }
 
+/* The blocking ends, for QueueHandoff: put sleeps on not_full for as long
+ * as the ring is full; take_until sleeps on not_empty until an element
+ * comes or the deadline passes. The signals are condvar_offer's and
+ * condvar_poll's (only when someone sleeps). */
+static bool condvar_put(void *q, void *e)
+{
+	mutex_ring *r = (mutex_ring *)q;
+	pthread_mutex_lock(&r->mu);
+	r->wait_full++;
+	while (r->tail - r->head == r->cap)
+		pthread_cond_wait(&r->not_full, &r->mu);
+	r->wait_full--;
+	r->slots[r->tail & r->mask] = e;
+	r->tail++;
+	if (r->wait_empty > 0)
+		pthread_cond_signal(&r->not_empty);
+	pthread_mutex_unlock(&r->mu);
+	return true;
+}
+
+static void *condvar_take_until(void *q, int64_t deadline)
+{
+	mutex_ring *r = (mutex_ring *)q;
+	void *e = NULL;
+	struct timespec dl = {
+		.tv_sec = (time_t)(deadline / 1000000000),
+		.tv_nsec = (long)(deadline % 1000000000),
+	};
+	pthread_mutex_lock(&r->mu);
+	if (r->tail == r->head) {
+		r->wait_empty++;
+		while (r->tail == r->head &&
+		       pthread_cond_timedwait(&r->not_empty, &r->mu, &dl) == 0)
+			;
+		r->wait_empty--;
+	}
+	if (r->tail != r->head) {
+		e = r->slots[r->head & r->mask];
+		r->head++;
+		if (r->wait_full > 0)
+			pthread_cond_signal(&r->not_full);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return e;
+}
+
 CB_DEFINE_LOOPS(mutex_ring, mutex_ring, mutex_offer, mutex_poll)
 CB_DEFINE_LOOPS(mutex_condvar, mutex_ring, condvar_offer, condvar_poll)
 
@@ -251,4 +299,6 @@ const cb_adapter cb_adapter_mutex_condvar = {
 	.poll = condvar_poll_g,
 	.flush = NULL,
 	.loops = &mutex_condvar_loops,
+	.put = condvar_put,
+	.take_until = condvar_take_until,
 };

@@ -90,5 +90,7 @@ const cb_adapter cb_adapter_tbb_bounded = {
 	.loops = &tbb_bq_loops,
 	.weak_order = nullptr,
 	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
 };
 }

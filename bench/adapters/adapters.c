@@ -58,6 +58,7 @@ extern const cb_adapter cb_adapter_dpdk_rte_ring_spmc;
 extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc;
 extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_rts;
 extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_hts;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_spsc_eventfd;
 #endif
 #ifdef CB_HAVE_ATOMIC_QUEUE
 extern const cb_adapter cb_adapter_aq_spsc;
@@ -71,6 +72,7 @@ extern const cb_adapter cb_adapter_urcu_wfcq_mpsc_unbounded;
 #ifdef CB_HAVE_MOODYCAMEL_CQ
 extern const cb_adapter cb_adapter_mc_cq;
 extern const cb_adapter cb_adapter_mc_cq_u;
+extern const cb_adapter cb_adapter_mc_bq;
 #endif
 #ifdef CB_HAVE_MOODYCAMEL_RWQ
 extern const cb_adapter cb_adapter_mc_rwq;
@@ -139,6 +141,7 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_dpdk_rte_ring_mpmc,
 	&cb_adapter_dpdk_rte_ring_mpmc_rts,
 	&cb_adapter_dpdk_rte_ring_mpmc_hts,
+	&cb_adapter_dpdk_rte_ring_spsc_eventfd,
 #endif
 #ifdef CB_HAVE_ATOMIC_QUEUE
 	&cb_adapter_aq_spsc,
@@ -159,6 +162,7 @@ const cb_adapter *const cb_adapters[] = {
 #ifdef CB_HAVE_MOODYCAMEL_CQ
 	&cb_adapter_mc_cq,
 	&cb_adapter_mc_cq_u,
+	&cb_adapter_mc_bq,
 #endif
 #if defined(CB_HAVE_BOOST_LOCKFREE) && !defined(CB_BOOST_QUEUE_DISABLED)
 	&cb_adapter_boost_queue,

@@ -32,7 +32,7 @@ typedef struct preset {
  * QueueThroughputBackoffNone; bench_harness runs it). */
 #define SMOKE_SET                                                              \
 	"^(QueueThroughputBackoffNone|QueueBurstCost|QueueRoundTripLatency|"   \
-	"PingPong|Catchup|UnalignedAccess|MachineLimits)\\."
+	"PingPong|Catchup|UnalignedAccess|MachineLimits|QueueHandoff)\\."
 
 #define PRESET_MS ((uint64_t)CB_NS_PER_MS)
 #define PRESET_S ((uint64_t)CB_NS_PER_S)

@@ -16,6 +16,9 @@
  *  - --preset smoke on conq's queues: exit 0, and per result the checks
  *    (every element verified, no violation, no reordering, the largest
  *    backlogs within the capacity);
+ *  - QueueHandoff (the blocking hand-off): a result per queue with blocking
+ *    ends, a latency and CPU per message, no violation; a queue without
+ *    blocking ends left out; a bad interval fails the trial;
  *  - -bm ss on QueueBurstCost: one shot per iteration (-i values per fork,
  *    mode "ss", ns/op, all positive, checked), the whole run shorter than
  *    one -r (an ss iteration ends with its shot);
@@ -510,6 +513,65 @@ static void test_single_shot(void)
 	run_free(&r);
 }
 
+/* QueueHandoff: conq's blocking ends against the mutex+condvar floor; a
+ * score and a latency per message, CPU accounted, no violation (FIFO,
+ * nothing lost); a queue without blocking ends is left out, saying so, and
+ * a bad interval fails the trial. */
+static void test_handoff(void)
+{
+	check_context("handoff");
+	run r;
+	const char *args[] = {
+	    "QueueHandoff", "-p",
+	    "qType=conq:spsc_array,conq:mpmc_xadd,conq:mpsc_intrusive,"
+	    "mutex:condvar",
+	    "-p", "intervalUs=200", "-wi", "1", "-w", "20ms", "-i", "2", "-r",
+	    "50ms", "-rf", "json", "-rff", "handoff.json", NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(strstr(r.out, "conq:mpsc_intrusive has no blocking ends") !=
+		   NULL);
+	cb_json *j = load_json("handoff.json");
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 3)) {
+		for (size_t k = 0; k < j->n; k++) {
+			const cb_json *e = &j->kid[k];
+			check_context("handoff %s",
+				      jstr(cb_json_get(e, "params"), "qType"));
+			check_jmh_entry(e, 1, 2);
+			const cb_json *pm = cb_json_get(e, "primaryMetric");
+			CHECK_TRUE(strcmp(jstr(pm, "scoreUnit"), "ns") == 0);
+			/* a latency: more than nothing, less than the
+			 * 1 ms take_until deadline plus an interval */
+			double sc = cb_json_number(cb_json_get(pm, "score"));
+			CHECK_TRUE(sc > 0 && sc < 1e7);
+			const cb_json *sm = cb_json_get(e, "secondaryMetrics");
+			double cpu = cb_json_number(cb_json_get(
+			    cb_json_get(sm, "cpuPerMsg"), "score"));
+			CHECK_TRUE(cpu > 0);
+			CHECK_TRUE(cb_json_get(sm, "sleepsPerMsg") != NULL);
+			const cb_json *ck =
+			    cb_json_get(cb_json_get(e, "conqBench"), "checks");
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")),
+				 0);
+		}
+	}
+	cb_json_free(j);
+	run_free(&r);
+	const char *bad[] = {"QueueHandoff", "-p", "qType=conq:spsc_array",
+			     "-p", "intervalUs=0", NULL};
+	run_bench(&r, bad);
+	CHECK_EQ(r.status, 4); /* the fork's usage error: a failed trial */
+	CHECK_TRUE(strstr(r.err, "intervalUs in [1, 1000000]") != NULL);
+	run_free(&r);
+	const char *none[] = {"QueueHandoff", "-p",
+			      "qType=conq:mpsc_intrusive", NULL};
+	run_bench(&r, none);
+	CHECK_EQ(r.status, 4);
+	CHECK_TRUE(strstr(r.err, "no selected queue has blocking ends") !=
+		   NULL);
+	run_free(&r);
+}
+
 static int write_file(const char *name, const char *text)
 {
 	char path[300];
@@ -658,6 +720,7 @@ int main(int argc, char **argv)
 	test_csv();
 	test_hang();
 	test_smoke();
+	test_handoff();
 	test_slow_side();
 	test_single_shot();
 	test_compare();

@@ -135,7 +135,12 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 			 * which a thread's CPU time (getrusage) advances; it is
 			 * disturbed when a worker was preempted (by design
 			 * when oversubscribed). */
-			if (o->mode == CB_MODE_SS) {
+			if (tr->sleeps) {
+				dist = ivcsw * CB_WL_SLEEPER_OPS >
+				       tr->g.w[0].made + CB_WL_SLEEPER_OPS;
+				snprintf(load, sizeof load,
+					 "preempted %" PRIu64 "x", ivcsw);
+			} else if (o->mode == CB_MODE_SS) {
 				dist = !tr->yield && ivcsw > 0;
 				snprintf(load, sizeof load,
 					 "preempted %" PRIu64 "x", ivcsw);

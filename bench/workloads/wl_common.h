@@ -22,6 +22,7 @@
  * they had). */
 #define CB_WL_MIN_CPU_SHARE 0.95
 #define CB_WL_MAX_SEC 6
+#define CB_WL_SLEEPER_OPS 100
 
 typedef struct cb_wl_trial cb_wl_trial;
 
@@ -36,6 +37,11 @@ struct cb_wl_trial {
 	const cb_adapter *a;     /* NULL: not a queue */
 	cb_group g;
 	bool running, yield, pinned;
+	/* The workers sleep by design (QueueHandoff's blocking ends): the CPU
+	 * share says nothing; an iteration is disturbed when a worker was
+	 * preempted (involuntary context switches) more than once per
+	 * CB_WL_SLEEPER_OPS of the measured thread's ops. */
+	bool sleeps;
 	unsigned nthreads, ncpus;
 	double *score;           /* per measured iteration */
 	double *sec[CB_WL_MAX_SEC];

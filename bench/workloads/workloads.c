@@ -12,7 +12,7 @@ extern const cb_workload cb_wl_throughput, cb_wl_slowside;
 extern const cb_workload cb_wl_test_hang;
 extern const cb_workload cb_wl_test_echo;
 extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
-	cb_wl_align, cb_wl_limits;
+	cb_wl_align, cb_wl_limits, cb_wl_handoff;
 
 /* One line per workload (the order of the plan and of -l). */
 const cb_workload *const cb_workloads[] = {
@@ -24,6 +24,7 @@ const cb_workload *const cb_workloads[] = {
 	&cb_wl_catchup,
 	&cb_wl_align,
 	&cb_wl_limits,
+	&cb_wl_handoff,
 	&cb_wl_test_hang,
 	&cb_wl_test_echo,
 };
