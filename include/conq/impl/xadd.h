@@ -107,7 +107,7 @@ struct conq__xadd {
 
 	/* Producer-hot: every offer's fetch-and-add. */
 	conq__idx_t phead; /* next index to claim */
-	CONQ__PAD_AFTER(pad_prod, CONQ__IDX_FIELDS(1));
+	CONQ__PAD_AFTER(pad_prod, sizeof(conq__idx_t)); /* alone: no tail */
 
 	/* Producer-shared, read-mostly: read by every offer, written once a
 	 * chunk by its appender. The waiter word too: every offer reads it,
