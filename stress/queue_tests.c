@@ -1175,6 +1175,10 @@ static void q_contract(const struct tq_desc *d, bool wrap)
 		/* park tests the eventcounts, which do not see the indices. */
 		if (wrap && p.scen == QS_PARK)
 			continue;
+		/* peek: not on a family without one (the multi-consumer value
+		 * rings). */
+		if (d->peek == NULL && p.scen == QS_PEEK)
+			continue;
 		p.d = d;
 		p.wrap = wrap;
 		char name[96];

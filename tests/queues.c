@@ -433,6 +433,7 @@ void tq_gate_stats(uint64_t *waits, uint64_t *gave_up)
 	 .max_producers = (maxp),                                              \
 	 .max_consumers = (maxc),                                              \
 	 .bounded = (bnd),                                                     \
+	 .exact_size = !((maxp) > 1 && (maxc) > 1),                            \
 	 .fifo = (ff),                                                         \
 	 TQ__ROW_KIND_##kind(fam),                                             \
 	 .create = tq_##fam##_create,                                          \
@@ -726,6 +727,7 @@ static unsigned tq_mpsc_intrusive_put_waiters(void *q)
 	 .max_producers = TQ_ANY,                                              \
 	 .max_consumers = 1,                                                   \
 	 .bounded = false,                                                     \
+	 .exact_size = true,                                                   \
 	 .fifo = TQ_FIFO_TOTAL,                                                \
 	 .alloc_hook = false,                                                  \
 	 .size_any_thread = false,                                             \
@@ -757,9 +759,298 @@ static unsigned tq_mpsc_intrusive_put_waiters(void *q)
 	 .init = NULL,                                                         \
 	 .init_at = NULL},
 
+/* ---- the value rings at 8 bytes: hand-written wrappers -------------------
+ * conq_<pc>_value moves elem_size() bytes per element; with 8-byte elements
+ * it carries the tests' `void *` elements by value, so every table test
+ * runs on it. NULL is not an element of the table (its offer is EINVAL
+ * here, as everywhere in the table), though a value ring takes any bytes;
+ * tests/test_value.c covers what only value rings do. The multi-consumer
+ * rings have no peek (a copy of a slot another consumer may take and a
+ * producer refill is a data race): their peek and relaxed_peek are NULL,
+ * which the tests skip. */
+#define TQ__VALUE_WRAP(fam)                                                    \
+	static void *tq_##fam##_create(size_t c)                               \
+	{                                                                      \
+		return conq_##fam##_create(sizeof(void *), c);                 \
+	}                                                                      \
+	static size_t tq_##fam##_memsize(size_t c)                             \
+	{                                                                      \
+		return conq_##fam##_memsize(sizeof(void *), c);                \
+	}                                                                      \
+	static void *tq_##fam##_init(void *mem, size_t c)                      \
+	{                                                                      \
+		return conq_##fam##_init(mem, sizeof(void *), c);              \
+	}                                                                      \
+	static void *tq_##fam##_init_at(void *mem, size_t c, uint64_t start)   \
+	{                                                                      \
+		return conq__##fam##_init_at(mem, sizeof(void *), c, start);   \
+	}                                                                      \
+	static void *tq_##fam##_create_at(size_t c, uint64_t start)            \
+	{                                                                      \
+		conq_##fam *q = conq_##fam##_create(sizeof(void *), c);        \
+		if (q != NULL &&                                               \
+		    conq__##fam##_init_at(q, sizeof(void *), c, start) != q) { \
+			conq_##fam##_destroy(q);                               \
+			q = NULL;                                              \
+		}                                                              \
+		return q;                                                      \
+	}                                                                      \
+	static void tq_##fam##_destroy(void *q)                                \
+	{                                                                      \
+		conq_##fam##_destroy((conq_##fam *)q);                         \
+	}                                                                      \
+	static bool tq_##fam##_offer_v(void *q, void *e)                       \
+	{                                                                      \
+		return conq_##fam##_offer((conq_##fam *)q, &e);                \
+	}                                                                      \
+	static bool tq_##fam##_offer(void *q, void *e)                         \
+	{                                                                      \
+		if (e == NULL) {                                               \
+			errno = EINVAL;                                        \
+			return false;                                          \
+		}                                                              \
+		TQ_GATED(bool, TQ_MOVED_N, tq_##fam##_offer_v(q, e));          \
+	}                                                                      \
+	static void *tq_##fam##_poll_v(void *q)                                \
+	{                                                                      \
+		void *e = NULL;                                                \
+		return conq_##fam##_poll((conq_##fam *)q, &e) ? e : NULL;      \
+	}                                                                      \
+	static void *tq_##fam##_poll(void *q)                                  \
+	{                                                                      \
+		TQ_GATED(void *, TQ_MOVED_PTR, tq_##fam##_poll_v(q));          \
+	}                                                                      \
+	static size_t tq_##fam##_size(void *q)                                 \
+	{                                                                      \
+		TQ_GATED(size_t, TQ_MOVED_NONE,                                \
+			 conq_##fam##_size((conq_##fam *)q));                  \
+	}                                                                      \
+	static bool tq_##fam##_is_empty(void *q)                               \
+	{                                                                      \
+		TQ_GATED(bool, TQ_MOVED_NONE,                                  \
+			 conq_##fam##_is_empty((conq_##fam *)q));              \
+	}                                                                      \
+	static size_t tq_##fam##_capacity(void *q)                             \
+	{                                                                      \
+		return conq_##fam##_capacity((conq_##fam *)q);                 \
+	}                                                                      \
+	static void tq_##fam##_drain_one(void *ctx, const void *elem)          \
+	{                                                                      \
+		struct tq_drain_ctx *dc = (struct tq_drain_ctx *)ctx;          \
+		void *e;                                                       \
+		memcpy(&e, elem, sizeof e);                                    \
+		dc->fn(dc->ctx, e);                                            \
+	}                                                                      \
+	static size_t tq_##fam##_drain_v(void *q, conq_consume_fn fn,          \
+					 void *ctx, size_t limit)              \
+	{                                                                      \
+		struct tq_drain_ctx dc = {fn, ctx};                            \
+		return conq_##fam##_drain((conq_##fam *)q,                     \
+					  tq_##fam##_drain_one, &dc, limit);   \
+	}                                                                      \
+	static size_t tq_##fam##_drain(void *q, conq_consume_fn fn, void *ctx, \
+				       size_t limit)                           \
+	{                                                                      \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 tq_##fam##_drain_v(q, fn, ctx, limit));               \
+	}                                                                      \
+	static size_t tq_##fam##_fill_v(void *q, conq_supply_fn fn, void *ctx, \
+					size_t limit)                          \
+	{                                                                      \
+		struct tq_fill_ctx fc = {fn, ctx};                             \
+		return conq_##fam##_fill((conq_##fam *)q, tq_value_supply_one, \
+					 &fc, limit);                          \
+	}                                                                      \
+	static size_t tq_##fam##_fill(void *q, conq_supply_fn fn, void *ctx,   \
+				      size_t limit)                            \
+	{                                                                      \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 tq_##fam##_fill_v(q, fn, ctx, limit));                \
+	}                                                                      \
+	static size_t tq_##fam##_offer_bulk_v(void *q, void *const *es,        \
+					      size_t n)                        \
+	{                                                                      \
+		for (size_t i = 0; i < n; i++)                                 \
+			if (es[i] == NULL) {                                   \
+				errno = EINVAL;                                \
+				return 0;                                      \
+			}                                                      \
+		return conq_##fam##_offer_bulk((conq_##fam *)q, es, n);        \
+	}                                                                      \
+	static size_t tq_##fam##_offer_bulk(void *q, void *const *es,          \
+					    size_t n)                          \
+	{                                                                      \
+		TQ_GATED(size_t, TQ_MOVED_N, tq_##fam##_offer_bulk_v(q, es, n)); \
+	}                                                                      \
+	static size_t tq_##fam##_offer_burst_v(void *q, void *const *es,       \
+					       size_t n)                       \
+	{                                                                      \
+		size_t k = 0;                                                  \
+		while (k < n && es[k] != NULL)                                 \
+			k++;                                                   \
+		size_t m = conq_##fam##_offer_burst((conq_##fam *)q, es, k);   \
+		if (m == k && k < n)                                           \
+			errno = EINVAL;                                        \
+		return m;                                                      \
+	}                                                                      \
+	static size_t tq_##fam##_offer_burst(void *q, void *const *es,         \
+					     size_t n)                         \
+	{                                                                      \
+		TQ_GATED(size_t, TQ_MOVED_N, tq_##fam##_offer_burst_v(q, es, n)); \
+	}                                                                      \
+	static size_t tq_##fam##_poll_burst(void *q, void **out, size_t n)     \
+	{                                                                      \
+		TQ_GATED(size_t, TQ_MOVED_N,                                   \
+			 conq_##fam##_poll_burst((conq_##fam *)q, out, n));    \
+	}                                                                      \
+	static bool tq_##fam##_put(void *q, void *e)                           \
+	{                                                                      \
+		if (e == NULL) {                                               \
+			errno = EINVAL;                                        \
+			return false;                                          \
+		}                                                              \
+		return conq_##fam##_put((conq_##fam *)q, &e);                  \
+	}                                                                      \
+	static bool tq_##fam##_put_until(void *q, void *e, int64_t deadline)   \
+	{                                                                      \
+		if (e == NULL) {                                               \
+			errno = EINVAL;                                        \
+			return false;                                          \
+		}                                                              \
+		return conq_##fam##_put_until((conq_##fam *)q, &e, deadline);  \
+	}                                                                      \
+	static void *tq_##fam##_take(void *q)                                  \
+	{                                                                      \
+		void *e = NULL;                                                \
+		return conq_##fam##_take((conq_##fam *)q, &e) ? e : NULL;      \
+	}                                                                      \
+	static void *tq_##fam##_take_until(void *q, int64_t deadline)          \
+	{                                                                      \
+		void *e = NULL;                                                \
+		return conq_##fam##_take_until((conq_##fam *)q, &e, deadline)  \
+			   ? e                                                 \
+			   : NULL;                                             \
+	}                                                                      \
+	static unsigned tq_##fam##_take_waiters(void *q)                       \
+	{                                                                      \
+		return conq__##fam##_take_waiters((conq_##fam *)q);            \
+	}                                                                      \
+	static unsigned tq_##fam##_put_waiters(void *q)                        \
+	{                                                                      \
+		return conq__##fam##_put_waiters((conq_##fam *)q);             \
+	}
+
+/* The rings' own relaxed calls, or their strict ones where the ring has no
+ * weaker variant (SPSC: none to relax; MPSC offer: one claim). */
+#define TQ__VALUE_RELAXED(fam, poll_fn, offer_fn)                              \
+	static bool tq_##fam##_relaxed_offer_v(void *q, void *e)               \
+	{                                                                      \
+		return offer_fn((conq_##fam *)q, &e);                          \
+	}                                                                      \
+	static bool tq_##fam##_relaxed_offer(void *q, void *e)                 \
+	{                                                                      \
+		if (e == NULL) {                                               \
+			errno = EINVAL;                                        \
+			return false;                                          \
+		}                                                              \
+		TQ_GATED(bool, TQ_MOVED_N, tq_##fam##_relaxed_offer_v(q, e));  \
+	}                                                                      \
+	static void *tq_##fam##_relaxed_poll_v(void *q)                        \
+	{                                                                      \
+		void *e = NULL;                                                \
+		return poll_fn((conq_##fam *)q, &e) ? e : NULL;                \
+	}                                                                      \
+	static void *tq_##fam##_relaxed_poll(void *q)                          \
+	{                                                                      \
+		TQ_GATED(void *, TQ_MOVED_PTR, tq_##fam##_relaxed_poll_v(q));  \
+	}
+
+/* peek (single-consumer rings). */
+#define TQ__VALUE_PEEK(fam)                                                    \
+	static void *tq_##fam##_peek_v(void *q)                                \
+	{                                                                      \
+		void *e = NULL;                                                \
+		return conq_##fam##_peek((conq_##fam *)q, &e) ? e : NULL;      \
+	}                                                                      \
+	static void *tq_##fam##_peek(void *q)                                  \
+	{                                                                      \
+		TQ_GATED(void *, TQ_MOVED_NONE, tq_##fam##_peek_v(q));         \
+	}
+
+struct tq_fill_ctx {
+	conq_supply_fn fn;
+	void *ctx;
+};
+
+static bool tq_value_supply_one(void *ctx, void *slot)
+{
+	struct tq_fill_ctx *fc = (struct tq_fill_ctx *)ctx;
+	void *e = fc->fn(fc->ctx);
+	if (e == NULL)
+		return false;
+	memcpy(slot, &e, sizeof e);
+	return true;
+}
+
+TQ__VALUE_WRAP(spsc_value)
+TQ__VALUE_WRAP(mpsc_value)
+TQ__VALUE_WRAP(spmc_value)
+TQ__VALUE_WRAP(mpmc_value)
+TQ__VALUE_RELAXED(spsc_value, conq_spsc_value_poll, conq_spsc_value_offer)
+TQ__VALUE_RELAXED(mpsc_value, conq_mpsc_value_relaxed_poll,
+		  conq_mpsc_value_offer)
+TQ__VALUE_RELAXED(spmc_value, conq_spmc_value_relaxed_poll,
+		  conq_spmc_value_relaxed_offer)
+TQ__VALUE_RELAXED(mpmc_value, conq_mpmc_value_relaxed_poll,
+		  conq_mpmc_value_relaxed_offer)
+TQ__VALUE_PEEK(spsc_value)
+TQ__VALUE_PEEK(mpsc_value)
+
+#define TQ__VALUE_ROW(fam, maxp, maxc, peek_fn)                                \
+	{.name = #fam,                                                         \
+	 .max_producers = (maxp),                                              \
+	 .max_consumers = (maxc),                                              \
+	 .bounded = true,                                                      \
+	 .exact_size = (maxp) == 1, /* fill's tombstones (mpsc_value.h) */     \
+	 .fifo = TQ_FIFO_TOTAL,                                                \
+	 .alloc_hook = true,                                                   \
+	 .size_any_thread = true,                                              \
+	 .max_capacity = CONQ_VALUE_MAX_CAPACITY,                              \
+	 .create = tq_##fam##_create,                                          \
+	 .create_with = NULL,                                                  \
+	 .create_at = tq_##fam##_create_at,                                    \
+	 .destroy = tq_##fam##_destroy,                                        \
+	 .offer = tq_##fam##_offer,                                            \
+	 .poll = tq_##fam##_poll,                                              \
+	 .peek = peek_fn,                                                      \
+	 .relaxed_offer = tq_##fam##_relaxed_offer,                            \
+	 .relaxed_poll = tq_##fam##_relaxed_poll,                              \
+	 .relaxed_peek = peek_fn,                                              \
+	 .size = tq_##fam##_size,                                              \
+	 .is_empty = tq_##fam##_is_empty,                                      \
+	 .capacity = tq_##fam##_capacity,                                      \
+	 .drain = tq_##fam##_drain,                                            \
+	 .fill = tq_##fam##_fill,                                              \
+	 .offer_bulk = tq_##fam##_offer_bulk,                                  \
+	 .offer_burst = tq_##fam##_offer_burst,                                \
+	 .poll_burst = tq_##fam##_poll_burst,                                  \
+	 .put = tq_##fam##_put,                                                \
+	 .put_until = tq_##fam##_put_until,                                    \
+	 .take = tq_##fam##_take,                                              \
+	 .take_until = tq_##fam##_take_until,                                  \
+	 .take_waiters = tq_##fam##_take_waiters,                              \
+	 .put_waiters = tq_##fam##_put_waiters,                                \
+	 .memsize = tq_##fam##_memsize,                                        \
+	 .init = tq_##fam##_init,                                              \
+	 .init_at = tq_##fam##_init_at},
+
 /* The table rows, then the hand-written ones (families whose API differs). */
-const struct tq_desc tq_queues[] = {TQ_FAMILIES(TQ__ROW)
-					TQ__ROW_MPSC_INTRUSIVE};
+const struct tq_desc tq_queues[] = {
+    TQ_FAMILIES(TQ__ROW) TQ__ROW_MPSC_INTRUSIVE
+	TQ__VALUE_ROW(spsc_value, 1, 1, tq_spsc_value_peek)
+	    TQ__VALUE_ROW(mpsc_value, TQ_ANY, 1, tq_mpsc_value_peek)
+		TQ__VALUE_ROW(spmc_value, 1, TQ_ANY, NULL)
+		    TQ__VALUE_ROW(mpmc_value, TQ_ANY, TQ_ANY, NULL)};
 const size_t tq_queue_count = sizeof tq_queues / sizeof tq_queues[0];
 
 size_t tq_select(int argc, char **argv, const struct tq_desc **rows)

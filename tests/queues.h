@@ -79,6 +79,21 @@ extern "C" {
 	X(mpmc_xadd, TQ_ANY, TQ_ANY, false, TQ_FIFO_TOTAL, AT, GROW,           \
 	  (tq_chunk(c), a))
 
+/*
+ * The families whose API differs from the standard ones: their wrappers and
+ * rows are hand-written in queues.c (in this order, after TQ_FAMILIES').
+ * Listed here in the same X(...) form so that the CMake files, which read
+ * this header's X( lines, give them their ctest entries (transfer, stress,
+ * torture); kind INTRUSIVE: caller-embedded nodes; VALUE: a value ring at
+ * 8-byte elements.
+ */
+#define TQ_OTHER_FAMILIES(X)                                                   \
+	X(mpsc_intrusive, TQ_ANY, 1, false, TQ_FIFO_TOTAL, NOAT, INTRUSIVE, ()) \
+	X(spsc_value, 1, 1, true, TQ_FIFO_TOTAL, AT, VALUE, ())                \
+	X(mpsc_value, TQ_ANY, 1, true, TQ_FIFO_TOTAL, AT, VALUE, ())           \
+	X(spmc_value, 1, TQ_ANY, true, TQ_FIFO_TOTAL, AT, VALUE, ())           \
+	X(mpmc_value, TQ_ANY, TQ_ANY, true, TQ_FIFO_TOTAL, AT, VALUE, ())
+
 /* The chunk (or initial chunk) size the tests give a growing family for a
  * requested capacity c: a quarter of it, at least 2, so that a full queue
  * spans several chunks and every test crosses chunk boundaries. */
@@ -112,6 +127,14 @@ struct tq_desc {
 	bool alloc_hook;
 	/* false: size() only from the consumer thread (GROW_CSIZE). */
 	bool size_any_thread;
+	/* true: size() counts elements only, and a strict offer fails only
+	 * at capacity() elements. false: positions without an element (a
+	 * batch's tombstones, handed back too late) count until a consumer
+	 * passes them (conq_mpmc_array, the multi-producer value rings). */
+	bool exact_size;
+	/* The largest capacity a bounded family accepts; 0 means
+	 * CONQ_ARRAY_MAX_CAPACITY (the value rings: CONQ_VALUE_MAX_CAPACITY). */
+	size_t max_capacity;
 
 	void *(*create)(size_t capacity);
 	/* The growing families: create() with allocator `a` (NULL: malloc),
@@ -154,7 +177,9 @@ struct tq_desc {
 	unsigned (*take_waiters)(void *q);
 	unsigned (*put_waiters)(void *q);
 
-	/* Caller memory; NULL if the family cannot live in caller memory. */
+	/* Caller memory; NULL if the family cannot live in caller memory.
+	 * peek and relaxed_peek may be NULL too (the multi-consumer value
+	 * rings have none): tests skip what needs them. */
 	size_t (*memsize)(size_t capacity);
 	void *(*init)(void *mem, size_t capacity);
 	void *(*init_at)(void *mem, size_t capacity, uint64_t start);

@@ -244,6 +244,7 @@ const struct tq_desc tq_reference = {
     .max_producers = TQ_ANY,
     .max_consumers = TQ_ANY,
     .bounded = true,
+    .exact_size = true,
     .fifo = TQ_FIFO_TOTAL,
     .alloc_hook = false,
     .size_any_thread = true,

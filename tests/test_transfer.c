@@ -302,7 +302,10 @@ static void *consumer_main(void *arg)
 			break;
 		}
 		case 4:
-			/* peek, then poll: the same element (one consumer) */
+			/* peek, then poll: the same element (one consumer);
+			 * not in a family without peek */
+			if (d->peek == NULL)
+				break;
 			e = (c->rng & 1) ? d->peek(x->q)
 					 : d->relaxed_peek(x->q);
 			if (e == NULL)

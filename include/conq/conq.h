@@ -29,6 +29,10 @@
  *   conq_drain_wait(q, fn, ctx, batch, wait, exit_fn, exit_ctx)
  *   conq_fill_wait(q, fn, ctx, batch, wait, exit_fn, exit_ctx)
  *
+ * The value rings (conq_<pc>_value) move bytes, not `void *`, so their
+ * offer/poll take a pointer to the element and to the place to poll into;
+ * they keep their family's names and are not in the generic verbs.
+ *
  * size, is_empty and capacity also take a pointer to a const queue. Any other
  * type (void *, NULL, a const queue for the others) does not compile. Family-
  * specific operations (conq_mpsc_array_fail_fast_offer, ...) and the
@@ -56,6 +60,10 @@
 #include "conq/mpsc_unbounded.h"
 #include "conq/mpsc_xadd.h"
 #include "conq/mpmc_xadd.h"
+#include "conq/spsc_value.h"
+#include "conq/mpsc_value.h"
+#include "conq/spmc_value.h"
+#include "conq/mpmc_value.h"
 
 /*
  * The families with the common API, in one list: conq_<family> is the queue

@@ -60,13 +60,12 @@
  * sum(producer done at t0) - sum(consumer upper at t1) and at most
  * sum(producer upper at t1) - sum(consumer done at t0).
  *
- * exact_size: conq_mpmc_array (both sides multi-threaded) documents that
- * positions without an element (an abandoned claim, a batch's tombstones)
- * count in size() and against offer() until a poll passes them. The table has
- * no flag for that, so the engine takes it from the shape: in a family that
- * allows several producers and several consumers, size() is only bounded
- * (elements <= size() <= capacity) at quiescence and offer failures are not
- * audited during the run (they are at quiescence, single-threaded, exactly).
+ * exact_size: conq_mpmc_array and the multi-producer value rings document
+ * that positions without an element (an abandoned claim, a batch's
+ * tombstones) count in size() and against offer() until a poll passes them
+ * (the table's exact_size false): there, size() is only bounded (elements
+ * <= size() <= capacity) at quiescence and offer failures are not audited
+ * during the run (they are at quiescence, single-threaded, exactly).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -1010,7 +1009,7 @@ static void quiescent_checks(struct run *r, struct qwatch *w,
 	q_step(w, "size(), is_empty(), poll() and peek() of the drained "
 		  "queue");
 	if (d->size(r->q) != 0 || !d->is_empty(r->q) ||
-	    d->poll(r->q) != NULL || d->peek(r->q) != NULL)
+	    d->poll(r->q) != NULL || (d->peek != NULL && d->peek(r->q) != NULL))
 		run_error(r, "drained queue: size() %zu, is_empty() %d, or "
 			     "poll/peek not NULL",
 			  d->size(r->q), (int)d->is_empty(r->q));
@@ -1107,8 +1106,7 @@ static bool run_one(const struct cfg *c, uint64_t *verified_out)
 		return false;
 	}
 	r->cap = d->bounded ? (uint64_t)d->capacity(r->q) : UINT64_MAX;
-	r->exact_size = d->bounded && !(d->max_producers > 1 &&
-					d->max_consumers > 1);
+	r->exact_size = d->bounded && d->exact_size;
 	r->one = c->nc == 1;
 	/* In flight at most: capacity + a batch per consumer + the
 	 * producer's own batch; R is above that. */

@@ -523,11 +523,13 @@ static void run_op(struct fz *f, int op, struct input *in)
 	case FZ_RELAXED_POLL:
 		check_taken(f, d->relaxed_poll(f->q), true);
 		break;
-	case FZ_PEEK:
-		check_taken(f, d->peek(f->q), false);
+	case FZ_PEEK: /* none in the multi-consumer value rings */
+		if (d->peek != NULL)
+			check_taken(f, d->peek(f->q), false);
 		break;
 	case FZ_RELAXED_PEEK:
-		check_taken(f, d->relaxed_peek(f->q), false);
+		if (d->relaxed_peek != NULL)
+			check_taken(f, d->relaxed_peek(f->q), false);
 		break;
 	case FZ_OFFER_NULL:
 		op_offer_null(f, in);

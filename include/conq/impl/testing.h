@@ -22,6 +22,10 @@
 #include "conq/mpsc_unbounded.h"
 #include "conq/mpsc_xadd.h"
 #include "conq/mpmc_xadd.h"
+#include "conq/spsc_value.h"
+#include "conq/mpsc_value.h"
+#include "conq/spmc_value.h"
+#include "conq/mpmc_value.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +42,15 @@ conq_spmc_array *conq__spmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
 conq_mpmc_array *conq__mpmc_array_init_at(void *mem, size_t capacity,
 					  uint64_t start);
+/* The value rings: init() (flags 0) with every index starting at `start`. */
+conq_spsc_value *conq__spsc_value_init_at(void *mem, size_t elem_size,
+					  size_t capacity, uint64_t start);
+conq_mpsc_value *conq__mpsc_value_init_at(void *mem, size_t elem_size,
+					  size_t capacity, uint64_t start);
+conq_spmc_value *conq__spmc_value_init_at(void *mem, size_t elem_size,
+					  size_t capacity, uint64_t start);
+conq_mpmc_value *conq__mpmc_value_init_at(void *mem, size_t elem_size,
+					  size_t capacity, uint64_t start);
 
 /* The growing families: on a new, empty queue, move every index (and every
  * limit relative to one) to `start`. Narrow index builds keep start's low
