@@ -45,6 +45,7 @@
 #include "conq/version.h"
 #include "conq/common.h"
 #include "conq/eventcount.h"
+#include "conq/shm.h"
 #include "conq/spsc_array.h"
 #include "conq/mpsc_array.h"
 #include "conq/spmc_array.h"
