@@ -48,14 +48,13 @@ static void conq__shm_who_name(conq__shm_who *w, const char *name)
 __attribute__((format(printf, 3, 4))) static void *
 conq__shm_fail(int err, const conq__shm_who *w, const char *fmt, ...)
 {
-	int n = snprintf(conq__shm_msg, sizeof conq__shm_msg, "%s: ",
-			 w != NULL ? w->s : "conq_shm");
+	int n = snprintf(conq__shm_msg, sizeof conq__shm_msg,
+			 "%s: ", w != NULL ? w->s : "conq_shm");
 	if (n < 0 || (size_t)n >= sizeof conq__shm_msg)
 		n = 0;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(conq__shm_msg + n, sizeof conq__shm_msg - (size_t)n, fmt,
-		  ap);
+	vsnprintf(conq__shm_msg + n, sizeof conq__shm_msg - (size_t)n, fmt, ap);
 	va_end(ap);
 	errno = err;
 	return NULL;
@@ -209,8 +208,7 @@ conq_shm *conq_shm_create(const char *name, const conq_shm_spec *spec,
 	unsigned flags = opt != NULL ? opt->flags : 0u;
 	unsigned mode = opt != NULL && opt->mode != 0 ? opt->mode : 0600u;
 	if (flags & ~(CONQ_SHM_POPULATE | CONQ_SHM_HUGE | CONQ_SHM_INHERIT))
-		return conq__shm_fail(EINVAL, &w, "unknown flags 0x%x",
-				      flags);
+		return conq__shm_fail(EINVAL, &w, "unknown flags 0x%x", flags);
 	if (mode & ~07777u)
 		return conq__shm_fail(EINVAL, &w, "bad mode 0%o", mode);
 	if ((flags & CONQ_SHM_HUGE) && name != NULL)
@@ -223,8 +221,8 @@ conq_shm *conq_shm_create(const char *name, const conq_shm_spec *spec,
 	if (spec->layout_version == 0)
 		return conq__shm_fail(EINVAL, &w, "layout version 0");
 	uint64_t off = conq__shm_object_offset();
-	uint64_t page = (flags & CONQ_SHM_HUGE) ? conq__shm_huge_page()
-						: conq__shm_page();
+	uint64_t page =
+	    (flags & CONQ_SHM_HUGE) ? conq__shm_huge_page() : conq__shm_page();
 	if (spec->object_size == 0 ||
 	    spec->object_size > CONQ_SHM_MAX_SIZE - off - page)
 		return conq__shm_fail(
@@ -246,9 +244,9 @@ conq_shm *conq_shm_create(const char *name, const conq_shm_spec *spec,
 	}
 	if (fd < 0) {
 		int e = errno;
-		return conq__shm_fail(e, &w, "%s: %s",
-				      name != NULL ? "shm_open" : "memfd_create",
-				      strerror(e));
+		return conq__shm_fail(
+		    e, &w, "%s: %s", name != NULL ? "shm_open" : "memfd_create",
+		    strerror(e));
 	}
 	const char *step = "fcntl";
 	void *base = MAP_FAILED;
@@ -263,9 +261,10 @@ conq_shm *conq_shm_create(const char *name, const conq_shm_spec *spec,
 		(void)fcntl(fd, F_ADD_SEALS,
 			    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 	step = "mmap";
-	base = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | ((flags & CONQ_SHM_POPULATE) ? MAP_POPULATE : 0),
-		    fd, 0);
+	base =
+	    mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | ((flags & CONQ_SHM_POPULATE) ? MAP_POPULATE : 0),
+		 fd, 0);
 	if (base == MAP_FAILED)
 		goto sys_fail;
 
@@ -297,8 +296,8 @@ conq_shm *conq_shm_create(const char *name, const conq_shm_spec *spec,
 	h->object_size = spec->object_size;
 	h->total_size = total;
 	h->creator_pid = (int64_t)getpid();
-	h->created_ns = (uint64_t)now.tv_sec * 1000000000u +
-			(uint64_t)now.tv_nsec;
+	h->created_ns =
+	    (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	h->checksum = conq_shm_header_checksum(h);
 	/* [H1] release: publishes every header field above; pairs with [H3]
 	 * (an opener's acquire of the magic). */
@@ -354,10 +353,11 @@ static int conq__shm_check(const conq_shm_header *h, uint64_t magic,
 			   const conq__shm_who *w)
 {
 	if (magic == __builtin_bswap64(CONQ_SHM_MAGIC)) {
-		conq__shm_fail(CONQ_SHM_EABI, w,
-			       "byte order: the region was written on a "
-			       "machine of the other byte order (magic 0x%016llx)",
-			       (unsigned long long)magic);
+		conq__shm_fail(
+		    CONQ_SHM_EABI, w,
+		    "byte order: the region was written on a "
+		    "machine of the other byte order (magic 0x%016llx)",
+		    (unsigned long long)magic);
 		return CONQ_SHM_EABI;
 	}
 	if (magic != CONQ_SHM_MAGIC) {
@@ -473,10 +473,11 @@ static int conq__shm_check(const conq_shm_header *h, uint64_t magic,
 			uint64_t v;
 			memcpy(&v, (const char *)h + geo[i].off, sizeof v);
 			if (want[i] != 0 && v != want[i]) {
-				conq__shm_fail(
-				    CONQ_SHM_EGEOMETRY, w, "%s %llu, expected %llu",
-				    geo[i].what, (unsigned long long)v,
-				    (unsigned long long)want[i]);
+				conq__shm_fail(CONQ_SHM_EGEOMETRY, w,
+					       "%s %llu, expected %llu",
+					       geo[i].what,
+					       (unsigned long long)v,
+					       (unsigned long long)want[i]);
 				return CONQ_SHM_EGEOMETRY;
 			}
 		}
@@ -517,8 +518,7 @@ static int conq__shm_open_flags_ok(const conq_shm_options *opt,
 {
 	unsigned flags = opt != NULL ? opt->flags : 0u;
 	if (flags & ~(CONQ_SHM_POPULATE | CONQ_SHM_INHERIT)) {
-		conq__shm_fail(EINVAL, w, "unknown flags 0x%x for open",
-			       flags);
+		conq__shm_fail(EINVAL, w, "unknown flags 0x%x for open", flags);
 		return 0;
 	}
 	return 1;
@@ -557,8 +557,10 @@ static conq_shm *conq__shm_attach(int fd, const conq_shm_spec *ex,
 			pending = 1;
 		} else {
 			unit = conq__shm_map_unit(fd, &st);
-			const conq_shm_header *h = (const conq_shm_header *)mmap(
-			    NULL, (size_t)unit, PROT_READ, MAP_SHARED, fd, 0);
+			const conq_shm_header *h =
+			    (const conq_shm_header *)mmap(NULL, (size_t)unit,
+							  PROT_READ, MAP_SHARED,
+							  fd, 0);
 			if (h == MAP_FAILED) {
 				int e = errno;
 				close(fd);
@@ -568,9 +570,9 @@ static conq_shm *conq__shm_attach(int fd, const conq_shm_spec *ex,
 			/* [H3] acquire: pairs with [H1] (the creator's
 			 * store of the magic, after every other field). */
 			uint64_t magic = conq__load_acquire(&h->magic);
-			int rc = magic == 0 ? 0
-					    : conq__shm_check(h, magic, fsize,
-							      ex, w);
+			int rc = magic == 0
+				     ? 0
+				     : conq__shm_check(h, magic, fsize, ex, w);
 			if (magic == 0)
 				pending = 2;
 			else if (rc == CONQ__SHM_PENDING)
@@ -607,7 +609,8 @@ static conq_shm *conq__shm_attach(int fd, const conq_shm_spec *ex,
 			    CONQ_SHM_ENOTREADY, w,
 			    "not ready: still INITIALIZING after %lld ms; its "
 			    "creator (pid %lld) %s",
-			    ms, (long long)creator, conq__shm_pid_fate(creator));
+			    ms, (long long)creator,
+			    conq__shm_pid_fate(creator));
 		}
 		struct timespec ts = {0, sleep_ns};
 		nanosleep(&ts, NULL);
@@ -617,10 +620,10 @@ static conq_shm *conq__shm_attach(int fd, const conq_shm_spec *ex,
 
 	size_t total = (size_t)hdr.total_size;
 	size_t len = (size_t)conq__shm_round_up(hdr.total_size, unit);
-	void *base = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			  MAP_SHARED |
-			      ((flags & CONQ_SHM_POPULATE) ? MAP_POPULATE : 0),
-			  fd, 0);
+	void *base =
+	    mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | ((flags & CONQ_SHM_POPULATE) ? MAP_POPULATE : 0),
+		 fd, 0);
 	if (base == MAP_FAILED) {
 		int e = errno;
 		close(fd);

@@ -34,8 +34,8 @@ int main(int argc, char **argv)
 	size_t size = (size_t)strtoull(argv[4], NULL, 0);
 	long page = sysconf(_SC_PAGESIZE);
 	void *hint = (void *)(parent & ~(uintptr_t)(page - 1));
-	void *dummy = mmap(hint, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
+	void *dummy =
+	    mmap(hint, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (dummy == MAP_FAILED) {
 		perror("shm_child: mmap");
 		return 2;

@@ -15,7 +15,7 @@
 #define TS_ELEM	  8u
 #define TS_CAP	  16u
 /* More than a page, not a multiple of one. */
-#define TS_SIZE	  5000u
+#define TS_SIZE 5000u
 
 /* The object: written by the creator's init, then by the children. Offsets
  * only, no pointers. */

@@ -359,7 +359,8 @@ static void case_exec(void)
 		check_context("exec, %s", by_name ? "by name" : "memfd");
 		const char *name = by_name ? new_name() : NULL;
 		conq_shm_options o = {CONQ_SHM_INHERIT, 0, 0};
-		conq_shm *a = conq_shm_create(name, &ts_spec, ts_init, NULL, &o);
+		conq_shm *a =
+		    conq_shm_create(name, &ts_spec, ts_init, NULL, &o);
 		if (!CHECK_NOT_NULL(a))
 			continue;
 		struct ts_obj *obj = (struct ts_obj *)conq_shm_object(a);
@@ -470,7 +471,7 @@ enum { FIX = 1, NOFIX = 0 };
 			conq_shm_header *h = &h_;                              \
 			stmt;                                                  \
 			if (fix)                                               \
-				h->checksum = conq_shm_header_checksum(h);    \
+				h->checksum = conq_shm_header_checksum(h);     \
 			if (write_header(nm_, h))                              \
 				REFUSED(conq_shm_open(nm_, ex, &nowait), err,  \
 					__VA_ARGS__);                          \
@@ -494,9 +495,10 @@ static void case_refusals(void)
 	FORGE(FIX, ex, h->object_offset = CONQ_PAD + 8, CONQ_SHM_ENOTCONQ,
 	      "corrupt header");
 	FORGE(FIX, ex, h->kind = 0, CONQ_SHM_ENOTCONQ, "corrupt header");
-	FORGE(FIX, ex, h->total_size = CONQ_SHM_MAX_SIZE * 2,
-	      CONQ_SHM_ENOTCONQ, "corrupt header");
-	FORGE(NOFIX, ex, h->state = 0x77, CONQ_SHM_ENOTCONQ, "state 0x00000077");
+	FORGE(FIX, ex, h->total_size = CONQ_SHM_MAX_SIZE * 2, CONQ_SHM_ENOTCONQ,
+	      "corrupt header");
+	FORGE(NOFIX, ex, h->state = 0x77, CONQ_SHM_ENOTCONQ,
+	      "state 0x00000077");
 	/* The format version. */
 	FORGE(FIX, ex, h->version = 2, CONQ_SHM_EVERSION,
 	      "format version 2, expected 1");
@@ -509,8 +511,7 @@ static void case_refusals(void)
 	      CONQ_SHM_EABI, "pointer size");
 	FORGE(FIX, ex, h->cache_line = 2 * CONQ_CACHE_LINE, CONQ_SHM_EABI,
 	      "CONQ_CACHE_LINE");
-	FORGE(FIX, ex, h->pad = 4 * CONQ_CACHE_LINE, CONQ_SHM_EABI,
-	      "CONQ_PAD");
+	FORGE(FIX, ex, h->pad = 4 * CONQ_CACHE_LINE, CONQ_SHM_EABI, "CONQ_PAD");
 	FORGE(FIX, ex, h->index_bits = CONQ_INDEX_BITS == 16 ? 64 : 16,
 	      CONQ_SHM_EABI, "CONQ_INDEX_BITS");
 	FORGE(FIX, ex, h->layout_version = TS_LAYOUT + 1, CONQ_SHM_EABI,
@@ -656,9 +657,9 @@ static void case_bad_args(void)
 	longname[281] = '\0';
 	const char *bad[] = {"", "noslash", "/", "/a/b", "//", longname};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		REFUSED(conq_shm_create(bad[i], &ts_spec, never_init, NULL,
-					NULL),
-			EINVAL, "bad region name");
+		REFUSED(
+		    conq_shm_create(bad[i], &ts_spec, never_init, NULL, NULL),
+		    EINVAL, "bad region name");
 		REFUSED(conq_shm_open(bad[i], NULL, NULL), EINVAL,
 			"bad region name");
 		errno = 0;
@@ -674,9 +675,9 @@ static void case_bad_args(void)
 	/* Nothing was created under the name. */
 	REFUSED(conq_shm_open(name, NULL, NULL), ENOENT, name);
 	/* Kind names. */
-	CHECK_EQ(strcmp(conq_shm_kind_name(CONQ_SHM_KIND_MPMC_VALUE),
-			"mpmc_value"),
-		 0);
+	CHECK_EQ(
+	    strcmp(conq_shm_kind_name(CONQ_SHM_KIND_MPMC_VALUE), "mpmc_value"),
+	    0);
 	CHECK_EQ(strcmp(conq_shm_kind_name(0), "none"), 0);
 	CHECK_EQ(strcmp(conq_shm_kind_name(999), "unknown"), 0);
 }
@@ -693,9 +694,9 @@ static int init_opens(void *object, const conq_shm_spec *spec, void *ctx)
 	conq_shm_options w = {0, 0, 20 * MS};
 	int64_t t0 = conq_now_ns();
 	conq_shm *b = conq_shm_open(cur_name, &ts_spec, &w);
-	opened_inside = REFUSED(b, CONQ_SHM_ENOTREADY, "still INITIALIZING",
-				"is alive") &&
-			CHECK_GE_I(conq_now_ns() - t0, 20 * MS);
+	opened_inside =
+	    REFUSED(b, CONQ_SHM_ENOTREADY, "still INITIALIZING", "is alive") &&
+	    CHECK_GE_I(conq_now_ns() - t0, 20 * MS);
 	((struct ts_obj *)object)->init_mark = TS_INIT_MARK;
 	return 0;
 }
@@ -757,9 +758,9 @@ static void case_protocol(void)
 		pthread_join(t, &r);
 		conq_shm *b = (conq_shm *)r;
 		if (CHECK_NOT_NULL(b)) {
-			CHECK_EQ(((struct ts_obj *)conq_shm_object(b))
-				     ->init_mark,
-				 TS_INIT_MARK);
+			CHECK_EQ(
+			    ((struct ts_obj *)conq_shm_object(b))->init_mark,
+			    TS_INIT_MARK);
 			conq_shm_close(b);
 		} else {
 			printf("  waiting opener: %s\n", conq_shm_last_error());
@@ -773,8 +774,8 @@ static void case_protocol(void)
 	REFUSED(conq_shm_create(cur_name, &ts_spec, init_fails, NULL, NULL),
 		ENOSPC, "init failed");
 	REFUSED(conq_shm_open(cur_name, NULL, NULL), ENOENT, cur_name);
-	REFUSED(conq_shm_create(NULL, &ts_spec, init_fails, NULL, NULL),
-		ENOSPC, "init failed");
+	REFUSED(conq_shm_create(NULL, &ts_spec, init_fails, NULL, NULL), ENOSPC,
+		"init failed");
 
 	/* The creator dies in init: openers fail, and say it has exited. */
 	cur_name = new_name();
@@ -789,8 +790,7 @@ static void case_protocol(void)
 		CHECK_EQ_I(status, 0);
 		conq_shm_options w = {0, 0, 20 * MS};
 		REFUSED(conq_shm_open(cur_name, &ts_spec, &w),
-			CONQ_SHM_ENOTREADY, "still INITIALIZING",
-			"has exited");
+			CONQ_SHM_ENOTREADY, "still INITIALIZING", "has exited");
 	}
 	CHECK_EQ(conq_shm_unlink(cur_name), 0);
 }
@@ -800,8 +800,7 @@ static void *other_thread_fails(void *arg)
 {
 	(void)arg;
 	conq_shm_open("/conq-test-shm-none-such-name", NULL, NULL);
-	return strstr(conq_shm_last_error(), "none-such") != NULL ? arg
-								   : NULL;
+	return strstr(conq_shm_last_error(), "none-such") != NULL ? arg : NULL;
 }
 
 static void case_per_thread(void)
@@ -822,10 +821,14 @@ struct tcase {
 };
 
 static const struct tcase cases[] = {
-    {"name", case_name},	 {"memfd", case_memfd},
-    {"huge", case_huge},	 {"fork", case_fork},
-    {"exec", case_exec},	 {"refusals", case_refusals},
-    {"bad_args", case_bad_args}, {"protocol", case_protocol},
+    {"name", case_name},
+    {"memfd", case_memfd},
+    {"huge", case_huge},
+    {"fork", case_fork},
+    {"exec", case_exec},
+    {"refusals", case_refusals},
+    {"bad_args", case_bad_args},
+    {"protocol", case_protocol},
     {"per_thread", case_per_thread},
 };
 

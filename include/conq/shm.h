@@ -14,7 +14,23 @@
  * This layer is generic: it knows an object only by its kind (a number), its
  * per-kind layout version, its geometry (element size, capacity) and its
  * size, and it runs the creator's init callback on the object's memory. The
- * typed constructors (conq_<family>_shm_create/_open) sit on it.
+ * typed constructors (conq_<family>_shm_create/_open) sit on it, in outline:
+ *
+ *   static int init_q(void *mem, const conq_shm_spec *s, void *ctx)
+ *   {   // the family's init, its eventcounts CONQ_EVENTCOUNT_SHARED
+ *       return fam_init_shared(mem, s->elem_size, s->capacity) ? 0 : errno;
+ *   }
+ *   conq_shm_spec s = {CONQ_SHM_KIND_MPSC_VALUE, FAM_LAYOUT_VERSION,
+ *                      elem_size, rounded_capacity,
+ *                      fam_memsize(elem_size, capacity)};
+ *   conq_shm *shm = conq_shm_create("/q", &s, init_q, NULL, NULL);
+ *   fam *q = (fam *)conq_shm_object(shm);       // the creator's view
+ *   ...
+ *   conq_shm *o = conq_shm_open("/q", &s, NULL); // another process
+ *
+ * (an opener that does not know the geometry passes only the kind and the
+ * layout version, then checks the object size its memsize() gives for the
+ * geometry it learned: conq_shm_spec_of(o)).
  *
  * The region holds no pointers, and neither may the object: every process
  * maps it at its own address, so every reference inside is an offset (conq's
@@ -160,48 +176,61 @@ extern "C" {
  * last ([H2]); nobody writes it afterwards.
  */
 typedef struct conq_shm_header {
-	uint64_t magic;		  /*   0 CONQ_SHM_MAGIC ([H1], [H3]) */
-	uint32_t version;	  /*   8 CONQ_SHM_VERSION */
-	uint32_t header_size;	  /*  12 CONQ_SHM_HEADER_SIZE */
+	uint64_t magic;	      /*   0 CONQ_SHM_MAGIC ([H1], [H3]) */
+	uint32_t version;     /*   8 CONQ_SHM_VERSION */
+	uint32_t header_size; /*  12 CONQ_SHM_HEADER_SIZE */
 	/* The ABI fingerprint: the creator's build. */
-	uint32_t byte_order;	  /*  16 CONQ_SHM_BYTE_ORDER, native */
-	uint32_t ptr_size;	  /*  20 sizeof(void *) */
-	uint32_t cache_line;	  /*  24 CONQ_CACHE_LINE */
-	uint32_t pad;		  /*  28 CONQ_PAD */
-	uint32_t index_bits;	  /*  32 CONQ_INDEX_BITS */
+	uint32_t byte_order; /*  16 CONQ_SHM_BYTE_ORDER, native */
+	uint32_t ptr_size;   /*  20 sizeof(void *) */
+	uint32_t cache_line; /*  24 CONQ_CACHE_LINE */
+	uint32_t pad;	     /*  28 CONQ_PAD */
+	uint32_t index_bits; /*  32 CONQ_INDEX_BITS */
 	/* The object. */
-	uint32_t kind;		  /*  36 CONQ_SHM_KIND_* */
-	uint32_t layout_version;  /*  40 the kind's layout, from its code */
-	uint32_t state;		  /*  44 CONQ_SHM_STATE_* ([H2], [H4]) */
-	uint64_t elem_size;	  /*  48 as the kind defines it (or 0) */
-	uint64_t capacity;	  /*  56 as the kind defines it (or 0) */
-	uint64_t object_offset;	  /*  64 a multiple of pad, >= header_size */
-	uint64_t object_size;	  /*  72 the object's memsize */
-	uint64_t total_size;	  /*  80 the file's size: header + object,
-				   *     rounded up to the creator's page */
-	int64_t creator_pid;	  /*  88 getpid() of the creator */
-	uint64_t created_ns;	  /*  96 CLOCK_REALTIME at creation */
-	uint64_t reserved[2];	  /* 104 zero */
-	uint64_t checksum;	  /* 120 conq_shm_header_checksum() */
+	uint32_t kind;		 /*  36 CONQ_SHM_KIND_* */
+	uint32_t layout_version; /*  40 the kind's layout, from its code */
+	uint32_t state;		 /*  44 CONQ_SHM_STATE_* ([H2], [H4]) */
+	uint64_t elem_size;	 /*  48 as the kind defines it (or 0) */
+	uint64_t capacity;	 /*  56 as the kind defines it (or 0) */
+	uint64_t object_offset;	 /*  64 a multiple of pad, >= header_size */
+	uint64_t object_size;	 /*  72 the object's memsize */
+	uint64_t total_size;	 /*  80 the file's size: header + object,
+				  *     rounded up to the creator's page */
+	int64_t creator_pid;	 /*  88 getpid() of the creator */
+	uint64_t created_ns;	 /*  96 CLOCK_REALTIME at creation */
+	uint64_t reserved[2];	 /* 104 zero */
+	uint64_t checksum;	 /* 120 conq_shm_header_checksum() */
 } conq_shm_header;
 
 CONQ__STATIC_ASSERT(sizeof(conq_shm_header) == CONQ_SHM_HEADER_SIZE,
 		    "the header is 128 bytes");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, version) == 8, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, byte_order) == 16, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, index_bits) == 32, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, kind) == 36, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, state) == 44, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, elem_size) == 48, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, object_offset) == 64,
-		    "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, total_size) == 80, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, creator_pid) == 88, "format");
-CONQ__STATIC_ASSERT(offsetof(conq_shm_header, checksum) == 120, "format");
+/* Every offset: the format, not this compiler's layout. */
+#define CONQ__SHM_AT(f, off)                                                   \
+	CONQ__STATIC_ASSERT(offsetof(conq_shm_header, f) == (off),             \
+			    "conq_shm_header: " #f " at " #off)
+CONQ__SHM_AT(magic, 0);
+CONQ__SHM_AT(version, 8);
+CONQ__SHM_AT(header_size, 12);
+CONQ__SHM_AT(byte_order, 16);
+CONQ__SHM_AT(ptr_size, 20);
+CONQ__SHM_AT(cache_line, 24);
+CONQ__SHM_AT(pad, 28);
+CONQ__SHM_AT(index_bits, 32);
+CONQ__SHM_AT(kind, 36);
+CONQ__SHM_AT(layout_version, 40);
+CONQ__SHM_AT(state, 44);
+CONQ__SHM_AT(elem_size, 48);
+CONQ__SHM_AT(capacity, 56);
+CONQ__SHM_AT(object_offset, 64);
+CONQ__SHM_AT(object_size, 72);
+CONQ__SHM_AT(total_size, 80);
+CONQ__SHM_AT(creator_pid, 88);
+CONQ__SHM_AT(created_ns, 96);
+CONQ__SHM_AT(reserved, 104);
+CONQ__SHM_AT(checksum, 120);
 
 /* FNV-1a (64-bit) of the header's 128 bytes with `magic`, `state` and
- * `checksum` read as zero: what `checksum` holds. For tools that inspect or repair
- * regions (and for the tests, which forge them). Any thread. */
+ * `checksum` read as zero: what `checksum` holds. For tools that inspect or
+ * repair regions (and for the tests, which forge them). Any thread. */
 uint64_t conq_shm_header_checksum(const conq_shm_header *h);
 
 /*
