@@ -65,6 +65,7 @@
 #include "conq/mpsc_value.h"
 #include "conq/spmc_value.h"
 #include "conq/mpmc_value.h"
+#include "conq/mpsc_bytes.h"
 
 /*
  * The families with the common API, in one list: conq_<family> is the queue

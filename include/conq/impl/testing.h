@@ -26,6 +26,7 @@
 #include "conq/mpsc_value.h"
 #include "conq/spmc_value.h"
 #include "conq/mpmc_value.h"
+#include "conq/mpsc_bytes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,13 @@ conq_spmc_value *conq__spmc_value_init_at(void *mem, size_t elem_size,
 					  size_t capacity, uint64_t start);
 conq_mpmc_value *conq__mpmc_value_init_at(void *mem, size_t elem_size,
 					  size_t capacity, uint64_t start);
+
+/* conq_mpsc_bytes: init_opts() with the positions starting at `start`
+ * (rounded down to a multiple of 8; a narrow index build keeps its low
+ * bits), to put the wrap of the positions a few records away. */
+conq_mpsc_bytes *conq__mpsc_bytes_init_at(void *mem, size_t capacity,
+					  const conq_mpsc_bytes_opts *opts,
+					  uint64_t start);
 
 /* The growing families: on a new, empty queue, move every index (and every
  * limit relative to one) to `start`. Narrow index builds keep start's low
