@@ -77,13 +77,8 @@ struct conq_mpmc_value {
 	conq__vring r; /* conq/impl/value_mc.h */
 };
 
-/* As conq_spsc_value's (conq/spsc_value.h). */
-size_t conq_mpmc_value_memsize(size_t elem_size, size_t capacity);
-conq_mpmc_value *conq_mpmc_value_init(void *mem, size_t elem_size, size_t capacity);
-conq_mpmc_value *conq_mpmc_value_init_flags(void *mem, size_t elem_size, size_t capacity,
-                              unsigned flags);
-conq_mpmc_value *conq_mpmc_value_create(size_t elem_size, size_t capacity);
-void conq_mpmc_value_destroy(conq_mpmc_value *q);
+/* The constructors (conq/impl/value.h lists them). */
+CONQ__VALUE_DECLS(mpmc_value)
 
 /* Offer a copy of the element at e. True if enqueued; false iff the ring
  * is full (see the header comment for what counts), or e is NULL (errno =
@@ -147,9 +142,10 @@ static inline size_t conq_mpmc_value_poll_burst(conq_mpmc_value *q, void *out, s
 static inline size_t conq_mpmc_value_claim_burst(conq_mpmc_value *q, size_t n, void **first)
 {
 	conq__idx_t p;
-	uint64_t m = n == 0 ? 0
-			    : conq__vring_claim_put(&q->r, n, 1, true, true,
-						    true, &p);
+	conq__claim_entry *ce;
+	uint64_t m = 0;
+	if (n != 0 && conq__value_enter(&q->r, &q->r.g, &ce, true))
+		m = conq__vring_claim_put(&q->r, n, 1, true, true, true, ce, &p);
 	for (uint64_t u = 0; u < m; u++)
 		conq__vring_wait_free(&q->r, conq__idx_add(p, u));
 	*first = m ? conq__value_slot(&q->r, &q->r.g, p) : NULL;
@@ -176,6 +172,13 @@ static inline bool conq_mpmc_value_commit(conq_mpmc_value *q, void *slot)
 	return conq__vring_end_claim(&q->r, slot, 1, CONQ__VT_FULL);
 }
 
+/* A shared ring (conq/shm.h): if the oldest index is claimed by a producer,
+ * uncommitted, and that producer's process is dead (proof, not a timeout:
+ * conq/impl/claims.h), turn it into a tombstone, so that the calls that
+ * never wait get past it; true if it did. poll() and peek_claim() do this
+ * by themselves while they wait. Private rings: false. Lock-free. */
+bool conq_mpmc_value_unblock(conq_mpmc_value *q);
+
 /* Give up k claimed slots from `first`: tombstones the consumers skip. */
 static inline bool conq_mpmc_value_abort(conq_mpmc_value *q, void *first, size_t k)
 {
@@ -196,13 +199,16 @@ static inline size_t conq_mpmc_value_fill(conq_mpmc_value *q,
 	conq__vring *r = &q->r;
 	size_t done = 0;
 	uint64_t run = 1;
+	conq__claim_entry *ce;
+	if (!conq__value_enter(r, &r->g, &ce, true))
+		return 0;
 	while (done < limit) {
 		uint64_t want = limit - done < run ? limit - done : run;
 		if (want > r->g.cap)
 			want = r->g.cap;
 		conq__idx_t p;
 		uint64_t m = conq__vring_claim_put(r, want, 1, false, true, true,
-						   &p);
+						   ce, &p);
 		uint64_t u = 0;
 		for (; u < m; u++) {
 			conq__idx_t i = conq__idx_add(p, u);
@@ -217,8 +223,11 @@ static inline size_t conq_mpmc_value_fill(conq_mpmc_value *q,
 		if (u < m) {
 			conq__vring_unclaim(r, conq__idx_add(p, u),
 					    conq__idx_add(p, m));
+			conq__value_leave(ce);
 			break;
 		}
+		if (m)
+			conq__value_leave(ce);
 		if (m < want)
 			break;
 		if (run < CONQ__MPMC_CHUNK)
@@ -294,7 +303,14 @@ static inline bool conq_mpmc_value_is_empty(const conq_mpmc_value *q)
 	return conq__vring_is_empty(&q->r);
 }
 
-CONQ__DEFINE_VALUE_BLOCKING(mpmc_value, r.nonempty, r.nonfull)
+static inline bool conq__mpmc_value_unblock_erased(void *q)
+{
+	return conq_mpmc_value_unblock((conq_mpmc_value *)q);
+}
+
+CONQ__DEFINE_VALUE_BLOCKING(mpmc_value, r.g, r.nonempty, r.nonfull,
+			    conq_mpmc_value_relaxed_poll,
+			    conq__mpmc_value_unblock_erased)
 
 #ifdef __cplusplus
 }

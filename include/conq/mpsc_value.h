@@ -118,20 +118,24 @@ CONQ__STATIC_ASSERT(offsetof(conq_mpsc_value, cidx) % CONQ_PAD == 0,
 CONQ__STATIC_ASSERT(sizeof(conq_mpsc_value) % CONQ_PAD == 0,
 		    "the tags start a padded block");
 
-/* As conq_spsc_value's (conq/spsc_value.h). */
-size_t conq_mpsc_value_memsize(size_t elem_size, size_t capacity);
-conq_mpsc_value *conq_mpsc_value_init(void *mem, size_t elem_size,
-				      size_t capacity);
-conq_mpsc_value *conq_mpsc_value_init_flags(void *mem, size_t elem_size,
-					    size_t capacity, unsigned flags);
-conq_mpsc_value *conq_mpsc_value_create(size_t elem_size, size_t capacity);
-void conq_mpsc_value_destroy(conq_mpsc_value *q);
+/* The constructors (conq/impl/value.h lists them). */
+CONQ__VALUE_DECLS(mpsc_value)
 
 /* C, cold: wait (spin, then yield) until index c's tag is no longer the
  * previous lap's (its producer committed or aborted: 1 committed, 2 a
  * tombstone), or pidx came back down to c (a fill handed c back: 0, the
- * ring is empty). In src/value.c. */
+ * ring is empty). A shared ring: every dead_check_ns, a claimer found dead
+ * (conq/impl/claims.h) has its claim reclaimed as a tombstone (2). In
+ * src/value.c. */
 int conq__mpsc_value_wait(conq_mpsc_value *q, conq__idx_t c);
+
+/* A shared ring (conq/shm.h): if the oldest index is claimed, uncommitted,
+ * and its producer's process is dead (proof, not a timeout: conq/impl/
+ * claims.h), turn it into a tombstone, so that the calls that never wait
+ * (relaxed_poll, poll_burst, drain) get past it; true if it did. poll()
+ * does this by itself while it waits. Private rings: false. C. Lock-free
+ * (a few system calls per producer thread registered). */
+bool conq_mpsc_value_unblock(conq_mpsc_value *q);
 
 /* P, slow path: the cached limit `old` is used up; a fresh one from the
  * consumer index, stored for the other producers when it moved. */
@@ -156,14 +160,19 @@ conq__mpsc_value_refresh(conq_mpsc_value *q, conq__idx_t old)
  * exactly want or none; `to_end`: not past the ring's end. Returns how
  * many (0: not enough room), the first in *first. "Not enough room" is
  * decided on a pidx read before a cidx ([VM3] then [VM5]): pidx only
- * grows, so the ring really was that full when cidx was read. */
+ * grows, so the ring really was that full when cidx was read. e: the
+ * thread's registry entry on a shared ring (NULL: private): its intent is
+ * stored before every CAS, and cleared when the claim fails. */
 static inline uint64_t conq__mpsc_value_claim(conq_mpsc_value *q,
 					      uint64_t want, bool all,
-					      bool to_end, conq__idx_t *first)
+					      bool to_end, conq__claim_entry *e,
+					      conq__idx_t *first)
 {
 	if (want > q->g.cap) {
-		if (all)
+		if (all) {
+			conq__value_leave(e);
 			return 0;
+		}
 		want = q->g.cap;
 	}
 	/* [VM4] acquire: pairs with [VM4] in refresh. */
@@ -179,15 +188,20 @@ static inline uint64_t conq__mpsc_value_claim(conq_mpsc_value *q,
 			limit = conq__mpsc_value_refresh(q, limit);
 			avail = conq__idx_diff(limit, p);
 			if (avail <= 0 ||
-			    (all && (int64_t)avail < (int64_t)want))
+			    (all && (int64_t)avail < (int64_t)want)) {
+				conq__value_leave(e);
 				return 0;
+			}
 		}
 		n = (uint64_t)avail < want ? (uint64_t)avail : want;
 		if (to_end) {
-			uint64_t e = q->g.cap - (uint64_t)(p & q->g.mask);
-			if (n > e)
-				n = e;
+			uint64_t end = q->g.cap - (uint64_t)(p & q->g.mask);
+			if (n > end)
+				n = end;
 		}
+		/* A shared ring: the intent before the CAS ([CL1]; the CAS's
+		 * release publishes it to a consumer that reads pidx). */
+		conq__value_intend(e, p);
 		/* [VM3] CAS acq_rel: the claim. Pairs with [VM3] as above
 		 * and with [VM7] (C's and size()'s acquire of pidx). The
 		 * element is published by [VM1], not by this CAS. */
@@ -227,10 +241,13 @@ static inline bool conq_mpsc_value_offer(conq_mpsc_value *q, const void *e)
 		return false;
 	}
 	conq__idx_t p;
-	if (conq__mpsc_value_claim(q, 1, true, false, &p) == 0)
+	conq__claim_entry *ce;
+	if (!conq__value_enter(q, &q->g, &ce, true) ||
+	    conq__mpsc_value_claim(q, 1, true, false, ce, &p) == 0)
 		return false;
 	conq__value_copy(conq__value_slot(q, &q->g, p), e, q->g.esize);
 	conq__mpsc_value_publish(q, p, 1, CONQ__VT_FULL);
+	conq__value_leave(ce);
 	return true;
 }
 
@@ -244,10 +261,13 @@ static inline size_t conq_mpsc_value_offer_bulk(conq_mpsc_value *q,
 		return 0;
 	}
 	conq__idx_t p;
-	if (n == 0 || conq__mpsc_value_claim(q, n, true, false, &p) == 0)
+	conq__claim_entry *ce;
+	if (n == 0 || !conq__value_enter(q, &q->g, &ce, true) ||
+	    conq__mpsc_value_claim(q, n, true, false, ce, &p) == 0)
 		return 0;
 	conq__value_copy_n(q, &q->g, p, (void *)(uintptr_t)es, n, true);
 	conq__mpsc_value_publish(q, p, n, CONQ__VT_FULL);
+	conq__value_leave(ce);
 	return n;
 }
 
@@ -261,11 +281,15 @@ static inline size_t conq_mpsc_value_offer_burst(conq_mpsc_value *q,
 		return 0;
 	}
 	conq__idx_t p;
-	uint64_t k = n == 0 ? 0 : conq__mpsc_value_claim(q, n, false, false, &p);
+	conq__claim_entry *ce;
+	if (n == 0 || !conq__value_enter(q, &q->g, &ce, true))
+		return 0;
+	uint64_t k = conq__mpsc_value_claim(q, n, false, false, ce, &p);
 	if (k == 0)
 		return 0;
 	conq__value_copy_n(q, &q->g, p, (void *)(uintptr_t)es, k, true);
 	conq__mpsc_value_publish(q, p, k, CONQ__VT_FULL);
+	conq__value_leave(ce);
 	return (size_t)k;
 }
 
@@ -274,7 +298,9 @@ static inline size_t conq_mpsc_value_offer_burst(conq_mpsc_value *q,
 static inline void *conq_mpsc_value_claim(conq_mpsc_value *q)
 {
 	conq__idx_t p;
-	if (conq__mpsc_value_claim(q, 1, true, false, &p) == 0)
+	conq__claim_entry *ce;
+	if (!conq__value_enter(q, &q->g, &ce, true) ||
+	    conq__mpsc_value_claim(q, 1, true, false, ce, &p) == 0)
 		return NULL;
 	return conq__value_slot(q, &q->g, p);
 }
@@ -285,7 +311,10 @@ static inline size_t conq_mpsc_value_claim_burst(conq_mpsc_value *q, size_t n,
 						 void **first)
 {
 	conq__idx_t p;
-	uint64_t k = n == 0 ? 0 : conq__mpsc_value_claim(q, n, false, true, &p);
+	conq__claim_entry *ce;
+	uint64_t k = 0;
+	if (n != 0 && conq__value_enter(q, &q->g, &ce, true))
+		k = conq__mpsc_value_claim(q, n, false, true, ce, &p);
 	*first = k ? conq__value_slot(q, &q->g, p) : NULL;
 	return (size_t)k;
 }
@@ -315,6 +344,9 @@ static inline bool conq__mpsc_value_end_claim(conq_mpsc_value *q,
 	    &tags[pos],
 	    conq__vtag_next_lap(q->g.cap, conq__load_relaxed(&tags[pos]), st));
 	conq_eventcount_notify(&q->nonempty); /* [E2]: a waiting take() */
+	conq__claim_entry *ce;
+	if (conq__value_enter(q, &q->g, &ce, false))
+		conq__value_leave(ce);
 	return true;
 }
 
@@ -354,8 +386,10 @@ static inline size_t conq_mpsc_value_fill(conq_mpsc_value *q,
 					  size_t limit)
 {
 	conq__idx_t p;
-	uint64_t k = limit == 0 ? 0
-				: conq__mpsc_value_claim(q, limit, false, false, &p);
+	conq__claim_entry *ce;
+	if (limit == 0 || !conq__value_enter(q, &q->g, &ce, true))
+		return 0;
+	uint64_t k = conq__mpsc_value_claim(q, limit, false, false, ce, &p);
 	uint64_t n = 0;
 	while (n < k && fn(ctx, conq__value_slot(q, &q->g, conq__idx_add(p, n))))
 		n++;
@@ -371,6 +405,8 @@ static inline size_t conq_mpsc_value_fill(conq_mpsc_value *q,
 			conq__mpsc_value_publish(q, conq__idx_add(p, n), k - n,
 						 CONQ__VT_TOMB);
 	}
+	if (k)
+		conq__value_leave(ce);
 	return (size_t)n;
 }
 
@@ -642,7 +678,14 @@ static inline bool conq_mpsc_value_is_empty(const conq_mpsc_value *q)
 	return conq__idx_diff(conq__load_acquire(&q->pidx), c) <= 0;
 }
 
-CONQ__DEFINE_VALUE_BLOCKING(mpsc_value, nonempty, nonfull)
+static inline bool conq__mpsc_value_unblock_erased(void *q)
+{
+	return conq_mpsc_value_unblock((conq_mpsc_value *)q);
+}
+
+CONQ__DEFINE_VALUE_BLOCKING(mpsc_value, g, nonempty, nonfull,
+			    conq_mpsc_value_relaxed_poll,
+			    conq__mpsc_value_unblock_erased)
 
 #ifdef __cplusplus
 }

@@ -71,13 +71,8 @@ struct conq_spmc_value {
 	conq__vring r; /* conq/impl/value_mc.h */
 };
 
-/* As conq_spsc_value's (conq/spsc_value.h). */
-size_t conq_spmc_value_memsize(size_t elem_size, size_t capacity);
-conq_spmc_value *conq_spmc_value_init(void *mem, size_t elem_size, size_t capacity);
-conq_spmc_value *conq_spmc_value_init_flags(void *mem, size_t elem_size, size_t capacity,
-                              unsigned flags);
-conq_spmc_value *conq_spmc_value_create(size_t elem_size, size_t capacity);
-void conq_spmc_value_destroy(conq_spmc_value *q);
+/* The constructors (conq/impl/value.h lists them). */
+CONQ__VALUE_DECLS(spmc_value)
 
 /* Offer a copy of the element at e. True if enqueued; false iff the ring
  * is full (see the header comment for what counts), or e is NULL (errno =
@@ -139,7 +134,7 @@ static inline size_t conq_spmc_value_claim_burst(conq_spmc_value *q, size_t n, v
 	conq__idx_t p;
 	uint64_t m = n == 0 ? 0
 			    : conq__vring_claim_put(&q->r, n, 1, true, true,
-						    false, &p);
+						    false, NULL, &p);
 	for (uint64_t u = 0; u < m; u++)
 		conq__vring_wait_free(&q->r, conq__idx_add(p, u));
 	*first = m ? conq__value_slot(&q->r, &q->r.g, p) : NULL;
@@ -193,7 +188,7 @@ static inline size_t conq_spmc_value_fill(conq_spmc_value *q, conq_value_supply_
 	conq__idx_t p;
 	uint64_t m = want == 0 ? 0
 			       : conq__vring_claim_put(r, want, 1, false, true,
-						       false, &p);
+						       false, NULL, &p);
 	uint64_t n = 0;
 	for (; n < m; n++) {
 		conq__idx_t i = conq__idx_add(p, n);
@@ -273,7 +268,7 @@ static inline bool conq_spmc_value_is_empty(const conq_spmc_value *q)
 	return conq__vring_is_empty(&q->r);
 }
 
-CONQ__DEFINE_VALUE_BLOCKING(spmc_value, r.nonempty, r.nonfull)
+CONQ__DEFINE_VALUE_BLOCKING(spmc_value, r.g, r.nonempty, r.nonfull, conq_spmc_value_poll, conq__value_no_unblock)
 
 #ifdef __cplusplus
 }

@@ -89,24 +89,10 @@ CONQ__STATIC_ASSERT(offsetof(conq_spsc_value, cidx) % CONQ_PAD == 0,
 CONQ__STATIC_ASSERT(sizeof(conq_spsc_value) % CONQ_PAD == 0,
 		    "the slots start a padded block");
 
-/* Bytes of CONQ_PAD-aligned memory that init() needs, or 0 with errno =
- * EINVAL (element size or capacity out of range). A. */
-size_t conq_spsc_value_memsize(size_t elem_size, size_t capacity);
-
-/* Build a ring in caller memory (aligned to CONQ_PAD, memsize() bytes); it
- * holds no pointers, so it may be mapped at different addresses in
- * different processes. flags: 0, or CONQ_VALUE_SHARED (conq/impl/value.h).
- * Returns mem as a ring, or NULL with errno = EINVAL. */
-conq_spsc_value *conq_spsc_value_init(void *mem, size_t elem_size,
-				      size_t capacity);
-conq_spsc_value *conq_spsc_value_init_flags(void *mem, size_t elem_size,
-					    size_t capacity, unsigned flags);
-
-/* Allocate and init. NULL with errno = EINVAL or ENOMEM. */
-conq_spsc_value *conq_spsc_value_create(size_t elem_size, size_t capacity);
-
-/* Free a ring from create(). NULL: no-op. Once no P or C runs. */
-void conq_spsc_value_destroy(conq_spsc_value *q);
+/* The constructors (conq/impl/value.h lists them): memsize, memsize_opts,
+ * init, init_opts, attach, detach, create, destroy, shm_create, shm_open,
+ * shm_open_fd, shm_close. */
+CONQ__VALUE_DECLS(spsc_value)
 
 /* P: free slots from pidx p, at least `want` if there are (reads cidx only
  * when the cached limit falls short). */
@@ -449,7 +435,7 @@ static inline bool conq_spsc_value_is_empty(const conq_spsc_value *q)
 	return conq__idx_diff(conq__load_acquire(&q->pidx), c) <= 0;
 }
 
-CONQ__DEFINE_VALUE_BLOCKING(spsc_value, nonempty, nonfull)
+CONQ__DEFINE_VALUE_BLOCKING(spsc_value, g, nonempty, nonfull, conq_spsc_value_poll, conq__value_no_unblock)
 
 #ifdef __cplusplus
 }

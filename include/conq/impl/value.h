@@ -44,6 +44,7 @@
 
 #include "conq/common.h"
 #include "conq/impl/blocking.h"
+#include "conq/impl/claims.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,10 +53,28 @@ extern "C" {
 /* The largest element a value ring takes, in bytes. */
 #define CONQ_VALUE_MAX_ELEM ((size_t)65536)
 
-/* init flags. CONQ_VALUE_SHARED: the ring lives in memory several
+/* init_opts() flags. CONQ_VALUE_SHARED: the ring lives in memory several
  * processes map (conq/shm.h): its eventcounts are process-shared
- * (CONQ_EVENTCOUNT_SHARED). */
+ * (CONQ_EVENTCOUNT_SHARED), and a multi-producer ring (MPSC, MPMC) carries
+ * a claim registry (conq/impl/claims.h), so that a consumer stuck on a
+ * claim whose producer process died reclaims it (as a tombstone) instead
+ * of waiting for ever. */
 #define CONQ_VALUE_SHARED 1u
+/* Registry entries (producer threads) of a shared multi-producer ring, by
+ * default. */
+#define CONQ_VALUE_DEFAULT_PRODUCERS 64u
+/* How often a consumer of a shared ring, stuck on an uncommitted claim,
+ * checks that its producer is alive, by default (ns). Only proof of death
+ * reclaims, so this sets how soon a dead producer's claim is skipped, never
+ * whether a live one's is. */
+#define CONQ_VALUE_DEAD_CHECK_NS (10 * 1000 * 1000)
+
+/* init_opts() options; NULL (or a field 0) takes the default. */
+typedef struct conq_value_opts {
+	unsigned flags;		/* 0 or CONQ_VALUE_SHARED */
+	unsigned max_producers; /* shared MPSC/MPMC: registry entries */
+	int64_t dead_check_ns;	/* shared: liveness check period */
+} conq_value_opts;
 
 /* drain(): called once per element, oldest first, on the consumer thread,
  * with the element's bytes in place (`elem_size()` of them, aligned as a
@@ -69,19 +88,33 @@ typedef void (*conq_value_consume_fn)(void *ctx, const void *elem);
  * early (the slot is handed back; nothing is lost). */
 typedef bool (*conq_value_supply_fn)(void *ctx, void *slot);
 
-/* The geometry: written by init, then only read. 64 bytes, fixed-width. */
+/* The geometry: written by init, then only read. 128 bytes, fixed-width,
+ * so that a ring in shared memory reads alike in every process of the same
+ * build (attach() checks the magic and the layout word). */
 typedef struct conq__value_geom {
-	uint64_t cap;    /* capacity(), a power of two */
-	uint64_t mask;   /* cap - 1 */
-	uint64_t esize;  /* element size in bytes */
+	uint64_t magic;	 /* CONQ__VALUE_MAGIC */
+	uint64_t layout; /* CONQ__VALUE_LAYOUT(kind, sizeof the ring's struct) */
+	uint64_t cap;	 /* capacity(), a power of two */
+	uint64_t mask;	 /* cap - 1 */
+	uint64_t esize;	 /* element size in bytes */
 	uint64_t stride; /* bytes from one slot to the next */
-	uint64_t tags;   /* offset of tags[] from the ring, 0: none */
-	uint64_t slots;  /* offset of slots[] from the ring */
-	uint64_t flags;  /* CONQ_VALUE_SHARED */
-	uint64_t bytes;  /* memsize(): the whole ring, guard included */
+	uint64_t tags;	 /* offset of tags[] from the ring, 0: none */
+	uint64_t slots;	 /* offset of slots[] from the ring */
+	uint64_t flags;	 /* CONQ_VALUE_SHARED */
+	uint64_t bytes;	 /* the ring, guard included, registry excluded */
+	uint64_t claims; /* offset of the claim registry, 0: none */
+	int64_t dead_ns; /* shared: the liveness check period */
+	uint64_t reserved[4];
 } conq__value_geom;
 
-CONQ__STATIC_ASSERT(sizeof(conq__value_geom) == 64, "geometry is 64 bytes");
+CONQ__STATIC_ASSERT(sizeof(conq__value_geom) == 128, "geometry is 128 bytes");
+
+#define CONQ__VALUE_MAGIC UINT64_C(0x65756c61766e6f63) /* "conqvalu" */
+/* What two builds must agree on to share a ring: the format version, the
+ * index width, CONQ_PAD, the family, and its struct's size. */
+#define CONQ__VALUE_LAYOUT(kind, size)                                         \
+	((uint64_t)1 << 56 | (uint64_t)CONQ_INDEX_BITS << 48 |                 \
+	 (uint64_t)CONQ_PAD << 32 | (uint64_t)(kind) << 24 | (uint64_t)(size))
 
 /*
  * Slot tags (MPSC, SPMC, MPMC), as conq_mpmc_array's cell sequence: a tag
@@ -246,27 +279,155 @@ static inline void conq__value_copy_n(void *q, const conq__value_geom *g,
 
 /* ---- cold paths shared by the four rings (src/value.c) ---------------- */
 
-/* Fill in the geometry for (esize, capacity) and a tag array or not;
+/* Fill in the geometry for (esize, capacity) and a tag array or not, with
+ * `opts` (NULL: private, no registry); `kind` 1..4 (SPSC, MPSC, SPMC, MPMC)
+ * and `head` (sizeof the family's struct) make its layout word; `reg`:
+ * the family can carry a claim registry (a shared multi-producer ring).
  * false with errno = EINVAL when esize is 0 or above CONQ_VALUE_MAX_ELEM,
- * the capacity 0 or above CONQ_VALUE_MAX_CAPACITY, or the ring would not
- * fit in memory. `head` is sizeof the family's struct. Capacity: at most
- * CONQ_VALUE_MAX_CAPACITY. */
-bool conq__value_geometry(conq__value_geom *g, size_t head, size_t esize,
-			  size_t capacity, bool tags);
+ * the capacity 0 or above CONQ_VALUE_MAX_CAPACITY, the options bad, or the
+ * ring would not fit in memory. *total: memsize, the registry included. */
+bool conq__value_geometry(conq__value_geom *g, unsigned kind, size_t head,
+			  size_t esize, size_t capacity, bool tags, bool reg,
+			  const conq_value_opts *opts, size_t *total);
 
 /* The start of every value ring's init: checks mem (non-NULL, aligned to
- * CONQ_PAD) and flags, zeroes the ring unless `zeroed`, and writes the
- * geometry at its start. false with errno = EINVAL on bad input. */
-bool conq__value_prepare(void *mem, const conq__value_geom *g,
-			 unsigned flags, int zeroed);
+ * CONQ_PAD), zeroes the ring unless `zeroed`, writes the geometry at its
+ * start and builds the registry. false with errno = EINVAL on bad input. */
+bool conq__value_prepare(void *mem, const conq__value_geom *g, size_t total,
+			 int zeroed);
 
-/* Allocate a zeroed, CONQ_PAD-aligned block of g->bytes (create); NULL
- * with errno = ENOMEM. conq__value_free gives it back (NULL: no-op). */
-void *conq__value_alloc(const conq__value_geom *g);
+/* Check that `bytes` bytes at mem hold a ring of `kind` with `head` bytes
+ * of struct that init built with this build's layout (any process). NULL
+ * with errno = EINVAL (not such a ring, or it does not fit) or EPROTO (a
+ * ring of another layout). Writes nothing. */
+void *conq__value_attach(void *mem, size_t bytes, unsigned kind, size_t head,
+			 bool tags);
+
+/* This process stops using a shared ring: its threads' registry entries
+ * are freed (conq__claims_detach). No-op without a registry. */
+void conq__value_detach(void *q);
+
+/* Allocate a zeroed, CONQ_PAD-aligned block of `total` bytes (create);
+ * NULL with errno = ENOMEM. conq__value_free gives it back (NULL: no-op). */
+void *conq__value_alloc(size_t total);
 void conq__value_free(void *q);
 
 /* A waiting call's round (spin, then yield): conq__wait_backoff. */
 void conq__value_backoff(unsigned *spins);
+
+/* The claim registry of a shared multi-producer ring, or NULL. */
+static inline conq__claims *conq__value_reg(const void *q,
+					    const conq__value_geom *g)
+{
+	return g->claims ? (conq__claims *)((uintptr_t)q + g->claims) : NULL;
+}
+
+/* P, a shared multi-producer ring: the calling thread's registry entry
+ * (cold: src/value.c). `fresh`: refused when the thread already holds a
+ * claim on this ring (EBUSY: one claim at a time per thread, which the
+ * registry's intent can name), and when the registry has no room (EUSERS,
+ * ENOMEM). */
+bool conq__value_enter_slow(const void *q, const conq__value_geom *g,
+			    conq__claim_entry **e, bool fresh);
+
+/* *e = the entry, or NULL on a private ring (the common case: a branch on
+ * a read-mostly field). */
+static CONQ__ALWAYS_INLINE bool conq__value_enter(const void *q,
+						  const conq__value_geom *g,
+						  conq__claim_entry **e,
+						  bool fresh)
+{
+	*e = NULL;
+	if (CONQ__LIKELY(g->claims == 0))
+		return true;
+	return conq__value_enter_slow(q, g, e, fresh);
+}
+
+/* P: the claim is over (committed, aborted, handed back, or refused). */
+static CONQ__ALWAYS_INLINE void conq__value_leave(conq__claim_entry *e)
+{
+	if (CONQ__UNLIKELY(e != NULL))
+		conq__claims_done(e); /* [CL1]: after the commit's release */
+}
+
+/* P: before the claim's CAS of the index, at position p. */
+static CONQ__ALWAYS_INLINE void conq__value_intend(conq__claim_entry *e,
+						   conq__idx_t p)
+{
+	if (CONQ__UNLIKELY(e != NULL))
+		conq__claims_intend(e, conq__claims_token(p)); /* [CL1] */
+}
+
+/* C, a shared ring's consumer stuck at index c, claimed and uncommitted:
+ * true if no live producer thread's intent covers c (the registry's rule:
+ * conq/impl/claims.h), so that its claimer is dead (or has committed since:
+ * the caller re-checks the tag with a CAS before it reclaims). */
+bool conq__value_claimer_dead(const void *q, const conq__value_geom *g,
+			      conq__idx_t c);
+
+/* ---- the constructors every value ring declares ---------------------
+ *
+ *   memsize(esize, capacity)           bytes for init() (private ring)
+ *   memsize_opts(esize, capacity, o)   bytes for init_opts() (a shared
+ *                                      multi-producer ring adds its
+ *                                      registry)
+ *   init(mem, esize, capacity)         build in caller memory, aligned to
+ *                                      CONQ_PAD; NULL + EINVAL on bad input
+ *   init_opts(mem, esize, capacity, o) the same with options (o NULL: as
+ *                                      init). Only the creator inits: init
+ *                                      zeroes, which would erase a ring in
+ *                                      use (Agrona PR #229)
+ *   attach(mem, bytes)                 a ring another process built in
+ *                                      shared memory, checked (EINVAL: not
+ *                                      one, or it does not fit in bytes;
+ *                                      EPROTO: another build's layout)
+ *   detach(q)                          this process stops using a shared
+ *                                      ring: frees its threads' registry
+ *                                      entries (before unmapping it)
+ *   create(esize, capacity)            malloc + init; destroy(q) frees it
+ *   shm_create(name, esize, capacity, o, shm_opts, &shm)
+ *   shm_open(name, esize, capacity, shm_opts, &shm)
+ *   shm_open_fd(fd, esize, capacity, shm_opts, &shm)
+ *   shm_close(shm)                     the ring in a named region or memfd
+ *                                      (conq/shm.h), shared by processes:
+ *                                      create makes it CONQ_VALUE_SHARED;
+ *                                      open checks the region (kind,
+ *                                      layout, geometry: esize and
+ *                                      capacity 0 accept the region's) and
+ *                                      attaches; close detaches and unmaps.
+ *                                      NULL with errno and
+ *                                      conq_shm_last_error() on failure.
+ *
+ * Who may call: any thread; init/attach/create before the ring's use,
+ * destroy/detach/shm_close after it. */
+struct conq_shm;
+struct conq_shm_options;
+#define CONQ__VALUE_DECLS(f)                                                   \
+	size_t conq_##f##_memsize(size_t elem_size, size_t capacity);          \
+	size_t conq_##f##_memsize_opts(size_t elem_size, size_t capacity,      \
+				       const conq_value_opts *opts);           \
+	conq_##f *conq_##f##_init(void *mem, size_t elem_size,                 \
+				  size_t capacity);                            \
+	conq_##f *conq_##f##_init_opts(void *mem, size_t elem_size,            \
+				       size_t capacity,                        \
+				       const conq_value_opts *opts);           \
+	conq_##f *conq_##f##_attach(void *mem, size_t bytes);                  \
+	void conq_##f##_detach(conq_##f *q);                                   \
+	conq_##f *conq_##f##_create(size_t elem_size, size_t capacity);        \
+	void conq_##f##_destroy(conq_##f *q);                                  \
+	conq_##f *conq_##f##_shm_create(                                       \
+	    const char *name, size_t elem_size, size_t capacity,               \
+	    const conq_value_opts *opts,                                       \
+	    const struct conq_shm_options *shm_opts, struct conq_shm **shm);   \
+	conq_##f *conq_##f##_shm_open(const char *name, size_t elem_size,      \
+				      size_t capacity,                         \
+				      const struct conq_shm_options *shm_opts, \
+				      struct conq_shm **shm);                  \
+	conq_##f *conq_##f##_shm_open_fd(int fd, size_t elem_size,             \
+					 size_t capacity,                      \
+					 const struct conq_shm_options *opts,  \
+					 struct conq_shm **shm);               \
+	int conq_##f##_shm_close(struct conq_shm *shm);
 
 /* ---- blocking calls ----------------------------------------------------
  *
@@ -283,19 +444,43 @@ void conq__value_backoff(unsigned *spins);
  * put: true once e is in the ring; false with errno = EINVAL for a NULL e
  * (never waits), ETIMEDOUT at the deadline. take: true with the element in
  * *out; false with errno = EINVAL for a NULL out, ETIMEDOUT at the
- * deadline. Who may call: put as offer, take as poll. Blocking. Ordering
- * as offer/poll.
+ * deadline, which take keeps even while the oldest element is claimed and
+ * not yet committed (it parks until the commit, instead of spinning on it
+ * as poll does); on a shared multi-producer ring it also reclaims such a
+ * claim once its producer's process is dead (unblock). Who may call: put
+ * as offer, take as poll. Blocking. Ordering as offer/poll.
  */
 typedef struct conq__value_call {
 	void *q;
 	void *buf; /* the element to offer, or where to poll into */
 } conq__value_call;
 
-#define CONQ__DEFINE_VALUE_BLOCKING(f, ne, nf)                                       \
+/* take() on a shared multi-producer ring (cold, src/value.c): waits as
+ * conq__take_wait, in slices of the ring's dead_check_ns, calling
+ * unblock(q) between them, so that an element stuck behind a dead
+ * producer's claim is reached. */
+bool conq__value_take_shared(conq__value_call *v, void *(*poll)(void *),
+			     conq_eventcount *ec, int64_t deadline,
+			     int64_t slice, bool (*unblock)(void *));
+
+/* For the rings that have no unblock (the single-producer ones). */
+static inline bool conq__value_no_unblock(void *q)
+{
+	(void)q;
+	return false;
+}
+
+/* f: the family; G: its geometry member; ne, nf: its eventcounts; tpoll:
+ * the poll that take() retries (the multi-producer rings' relaxed_poll,
+ * which never waits on a claimed, uncommitted element: take() then parks
+ * until its commit notifies, or until its deadline, instead of waiting
+ * inside the poll without one); unblock: the ring's unblock(void *), or
+ * conq__value_no_unblock. */
+#define CONQ__DEFINE_VALUE_BLOCKING(f, G, ne, nf, tpoll, unblock)              \
 	static inline void *conq__##f##_poll_erased(void *c)                  \
 	{                                                                      \
 		conq__value_call *v = (conq__value_call *)c;                   \
-		return conq_##f##_poll((conq_##f *)v->q, v->buf) ? c : NULL;   \
+		return tpoll((conq_##f *)v->q, v->buf) ? c : NULL;             \
 	}                                                                      \
 	static inline bool conq__##f##_offer_erased(void *c, void *e)         \
 	{                                                                      \
@@ -309,11 +494,15 @@ typedef struct conq__value_call {
 			errno = EINVAL;                                        \
 			return false;                                          \
 		}                                                              \
-		if (CONQ__LIKELY(conq_##f##_poll(q, out)))                     \
+		if (CONQ__LIKELY(tpoll(q, out)))                               \
 			return true;                                           \
 		conq__value_call v = {q, out};                                 \
-		return conq__take_wait(&v, conq__##f##_poll_erased,            \
-				       &q->ne, deadline) != NULL;                \
+		if (q->G.claims != 0)                                          \
+			return conq__value_take_shared(                        \
+			    &v, conq__##f##_poll_erased, &q->ne, deadline,     \
+			    q->G.dead_ns, unblock);                            \
+		return conq__take_wait(&v, conq__##f##_poll_erased, &q->ne,    \
+				       deadline) != NULL;                      \
 	}                                                                      \
 	static inline bool conq_##f##_take(conq_##f *q, void *out)             \
 	{                                                                      \

@@ -113,11 +113,14 @@ static inline void conq__vring_wait_free(const conq__vring *r, conq__idx_t i)
  * else one index decides at the edge, a run on cidx (then some of its
  * slots may still be under release: the caller waits with wait_free).
  * Single producer (mp false): nothing is CASed; the run is the caller's
- * until it publishes pidx.
+ * until it publishes pidx. e: the thread's registry entry on a shared
+ * MPMC ring (NULL: private): its intent is stored before every CAS, and
+ * cleared when the claim fails.
  */
 static inline uint64_t conq__vring_claim_put(conq__vring *r, uint64_t k,
 					     uint64_t need, bool to_end,
 					     bool wait, bool mp,
+					     conq__claim_entry *e,
 					     conq__idx_t *first)
 {
 	/* [V1] seq_cst: pairs with [V1] (the other producers' CAS) and
@@ -128,11 +131,13 @@ static inline uint64_t conq__vring_claim_put(conq__vring *r, uint64_t k,
 	for (;;) {
 		uint64_t m = k;
 		if (to_end) {
-			uint64_t e = r->g.cap - (uint64_t)(p & r->g.mask);
-			if (m > e)
-				m = e;
-			if (m < need)
+			uint64_t end = r->g.cap - (uint64_t)(p & r->g.mask);
+			if (m > end)
+				m = end;
+			if (m < need) {
+				conq__value_leave(e);
 				return 0;
+			}
 		}
 		conq__svtag_t d = conq__vring_look(r, conq__idx_add(p, m - 1));
 		if (d != CONQ__VT_FREE) {
@@ -143,8 +148,10 @@ static inline uint64_t conq__vring_claim_put(conq__vring *r, uint64_t k,
 				continue;
 			}
 			if (m == 1) {
-				if (!wait || !conq__vring_edge_put(r, p, mp))
+				if (!wait || !conq__vring_edge_put(r, p, mp)) {
+					conq__value_leave(e);
 					return 0;
+				}
 				/* [V1] seq_cst, as above. */
 				p = mp ? conq__load_seq_cst(&r->pidx) : p;
 				continue;
@@ -156,11 +163,15 @@ static inline uint64_t conq__vring_claim_put(conq__vring *r, uint64_t k,
 			    conq__idx_add(conq__load_seq_cst(&r->cidx),
 					  r->g.cap),
 			    p);
-			if ((int64_t)room < (int64_t)need)
+			if ((int64_t)room < (int64_t)need) {
+				conq__value_leave(e);
 				return 0;
+			}
 			if ((uint64_t)room < m)
 				m = (uint64_t)room;
 		}
+		/* A shared ring: the intent before the CAS ([CL1]). */
+		conq__value_intend(e, p);
 		/* [V1] seq_cst CAS: pairs with [V1] and [V9]: the claim.
 		 * Failure reloads p. */
 		if (!mp ||
@@ -316,11 +327,14 @@ static inline bool conq__vring_offer(conq__vring *r, const void *e, bool wait,
 		return false;
 	}
 	conq__idx_t p;
-	if (conq__vring_claim_put(r, 1, 1, false, wait, mp, &p) == 0)
+	conq__claim_entry *ce;
+	if (!conq__value_enter(r, &r->g, &ce, true) ||
+	    conq__vring_claim_put(r, 1, 1, false, wait, mp, ce, &p) == 0)
 		return false;
 	conq__value_copy(conq__value_slot(r, &r->g, p), e, r->g.esize);
 	conq__vring_publish(r, p, CONQ__VT_FULL);
 	conq__vring_published(r, conq__idx_add(p, 1), mp);
+	conq__value_leave(ce);
 	return true;
 }
 
@@ -359,6 +373,9 @@ static inline size_t conq__vring_offer_n(conq__vring *r, const void *es,
 	}
 	const unsigned char *src = (const unsigned char *)es;
 	size_t done = 0;
+	conq__claim_entry *ce;
+	if (!conq__value_enter(r, &r->g, &ce, true))
+		return 0;
 	while (done < n) {
 		uint64_t want = n - done;
 		if (want > r->g.cap)
@@ -367,7 +384,7 @@ static inline size_t conq__vring_offer_n(conq__vring *r, const void *es,
 			return 0; /* more than the ring holds */
 		conq__idx_t p;
 		uint64_t m = conq__vring_claim_put(r, want, all ? want : 1,
-						   false, true, mp, &p);
+						   false, true, mp, ce, &p);
 		for (uint64_t u = 0; u < m; u++) {
 			conq__idx_t i = conq__idx_add(p, u);
 			conq__vring_wait_free(r, i);
@@ -376,8 +393,10 @@ static inline size_t conq__vring_offer_n(conq__vring *r, const void *es,
 			src += r->g.esize;
 			conq__vring_publish(r, i, CONQ__VT_FULL);
 		}
-		if (m)
+		if (m) {
 			conq__vring_published(r, conq__idx_add(p, m), mp);
+			conq__value_leave(ce);
+		}
 		done += (size_t)m;
 		if (m < want)
 			break;
@@ -487,6 +506,9 @@ static inline bool conq__vring_end_claim(conq__vring *r, const void *first,
 				    (conq__vtag_t)(conq__load_relaxed(&tags[pos + j]) |
 						   st));
 	conq_eventcount_notify(&r->nonempty); /* [E2]: a waiting take() */
+	conq__claim_entry *ce;
+	if (conq__value_enter(r, &r->g, &ce, false))
+		conq__value_leave(ce);
 	return true;
 }
 
