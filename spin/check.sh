@@ -6,7 +6,8 @@
 # hand-over (spsc_la.pml), of the MPSC linked arrays' resize (mpsc_la.pml)
 # of the intrusive MPSC node protocol (mpsc_node.pml), of the
 # eventcount's park/wake under store buffers (eventcount.pml) and of the
-# XADD queues' chunk protocol (xadd.pml); docs/stress.md,
+# XADD queues' chunk protocol (xadd.pml), and of conq_mpsc_bytes' claims,
+# padding, zeroing and dead-producer reclaim (bytes.pml); docs/stress.md,
 # "Spin models".
 #
 # Usage: spin/check.sh [--bugs] [WORKDIR]
@@ -115,9 +116,11 @@ xadd:mpmc,2p1c,k=2,obj=2 xadd.pml safety         -DMC=1_-DNP=2_-DNC=1_-DK=2_-DNO
 xadd:mpmc,1p2c,per=3,obj=2 xadd.pml safety       -DMC=1_-DNP=1_-DNC=2_-DPER=3_-DNOBJ=2
 xadd:mpmc,2p2c,per=1    xadd.pml safety          -DMC=1_-DNP=2_-DNC=2_-DPER=1_-DSTART=3
 xadd:mpmc,1p1c,peek,obj=2 xadd.pml safety        -DMC=1_-DNP=1_-DNC=1_-DPER=4_-DNOBJ=2_-DPEEK=1_-DPK=2
+bytes:2p,k=1,wrap,dies  bytes.pml safety         -DK=1_-DSTART=15_-DDEAD=-1
+bytes:1p,k=3,dies       bytes.pml safety         -DK=3_-DNP=1_-DSTART=15
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7 xadd.pml:1,2,3,4,5,6,7,8,9,10,11,12"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7 xadd.pml:1,2,3,4,5,6,7,8,9,10,11,12 bytes.pml:1,2,3,4,5,6,7"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then
@@ -155,6 +158,11 @@ else
 				6) defs="$defs -DMC=1 -DNP=1 -DNC=1 -DPEEK=1" ;;
 				10 | 11) defs="$defs -DMC=1 -DNP=1 -DNC=1 -DPER=4 -DNOBJ=2 -DPEEK=1" ;;
 				12) defs="$defs -DMC=1 -DNP=1 -DNC=2 -DPER=4 -DNOBJ=2" ;;
+				esac ;;
+			bytes.pml)
+				case $b in
+				4) defs="$defs -DK=2 -DNP=1 -DSTART=15" ;;
+				*) defs="$defs -DK=1 -DSTART=15 -DDEAD=-1" ;;
 				esac ;;
 			esac
 			search "${model%.pml}:bug$b" "$model" safety "$defs"
