@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conq/mpsc_bytes.h"
+#include "conq/shm.h"
 #include "conq/impl/blocking.h"
 #include "conq/impl/testing.h"
 #include "internal.h"
@@ -442,4 +443,99 @@ bool conq_mpsc_bytes_unblock(conq_mpsc_bytes *q)
 		return false;
 	q->stuck_since = 0;
 	return true;
+}
+
+/* ---- in shared memory (conq/shm.h) ---- */
+
+#define BYTES_SHM_LAYOUT 1u
+
+static int bytes_shm_init(void *object, const conq_shm_spec *spec, void *ctx)
+{
+	return conq_mpsc_bytes_init_opts(object, (size_t)spec->capacity,
+					 (const conq_mpsc_bytes_opts *)ctx) !=
+			   NULL
+		       ? 0
+		       : errno;
+}
+
+conq_mpsc_bytes *conq_mpsc_bytes_shm_create(const char *name, size_t capacity,
+					    const conq_mpsc_bytes_opts *opts,
+					    const conq_shm_options *shm_opts,
+					    conq_shm **shm)
+{
+	if (shm == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*shm = NULL;
+	conq_mpsc_bytes_opts o = {CONQ_MPSC_BYTES_SHARED, 0, 0};
+	if (opts != NULL) {
+		o = *opts;
+		o.flags |= CONQ_MPSC_BYTES_SHARED;
+	}
+	size_t bytes = conq_mpsc_bytes_memsize_opts(capacity, &o);
+	if (bytes == 0)
+		return NULL;
+	conq_shm_spec spec = {CONQ_SHM_KIND_MPSC_BYTES, BYTES_SHM_LAYOUT, 0,
+			      capacity, bytes};
+	conq_shm *h = conq_shm_create(name, &spec, bytes_shm_init, &o, shm_opts);
+	if (h == NULL)
+		return NULL;
+	*shm = h;
+	return (conq_mpsc_bytes *)conq_shm_object(h);
+}
+
+static conq_mpsc_bytes *bytes_shm_attach(conq_shm *h, conq_shm **shm,
+					 size_t capacity)
+{
+	if (h == NULL)
+		return NULL;
+	conq_mpsc_bytes *q =
+	    conq_mpsc_bytes_attach(conq_shm_object(h), conq_shm_object_size(h));
+	if (q == NULL || (capacity != 0 && q->cap != capacity)) {
+		int err = q == NULL ? errno : CONQ_SHM_EGEOMETRY;
+		conq_shm_close(h);
+		errno = err;
+		return NULL;
+	}
+	*shm = h;
+	return q;
+}
+
+conq_mpsc_bytes *conq_mpsc_bytes_shm_open(const char *name, size_t capacity,
+					  const conq_shm_options *shm_opts,
+					  conq_shm **shm)
+{
+	if (shm == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*shm = NULL;
+	conq_shm_spec e = {CONQ_SHM_KIND_MPSC_BYTES, BYTES_SHM_LAYOUT, 0,
+			   capacity, 0};
+	return bytes_shm_attach(conq_shm_open(name, &e, shm_opts), shm,
+				capacity);
+}
+
+conq_mpsc_bytes *conq_mpsc_bytes_shm_open_fd(int fd, size_t capacity,
+					     const conq_shm_options *shm_opts,
+					     conq_shm **shm)
+{
+	if (shm == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*shm = NULL;
+	conq_shm_spec e = {CONQ_SHM_KIND_MPSC_BYTES, BYTES_SHM_LAYOUT, 0,
+			   capacity, 0};
+	return bytes_shm_attach(conq_shm_open_fd(fd, &e, shm_opts), shm,
+				capacity);
+}
+
+int conq_mpsc_bytes_shm_close(conq_shm *shm)
+{
+	if (shm == NULL)
+		return 0;
+	conq_mpsc_bytes_detach((conq_mpsc_bytes *)conq_shm_object(shm));
+	return conq_shm_close(shm);
 }

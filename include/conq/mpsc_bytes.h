@@ -250,6 +250,27 @@ conq_mpsc_bytes *conq_mpsc_bytes_attach(void *mem, size_t bytes);
  * no-op. A. */
 void conq_mpsc_bytes_detach(conq_mpsc_bytes *q);
 
+/* The ring in a named region or a memfd (conq/shm.h), shared by
+ * processes. shm_create: CONQ_MPSC_BYTES_SHARED is added to opts (NULL:
+ * the defaults); the region's kind is CONQ_SHM_KIND_MPSC_BYTES, its
+ * capacity the ring's. shm_open, shm_open_fd: check the region (kind,
+ * layout; capacity 0 accepts the region's) and attach. shm_close: detach
+ * and unmap. NULL (or -1) with errno and conq_shm_last_error() on
+ * failure. A. */
+struct conq_shm;
+struct conq_shm_options;
+conq_mpsc_bytes *conq_mpsc_bytes_shm_create(
+    const char *name, size_t capacity, const conq_mpsc_bytes_opts *opts,
+    const struct conq_shm_options *shm_opts, struct conq_shm **shm);
+conq_mpsc_bytes *conq_mpsc_bytes_shm_open(const char *name, size_t capacity,
+					  const struct conq_shm_options *shm_opts,
+					  struct conq_shm **shm);
+conq_mpsc_bytes *
+conq_mpsc_bytes_shm_open_fd(int fd, size_t capacity,
+			    const struct conq_shm_options *shm_opts,
+			    struct conq_shm **shm);
+int conq_mpsc_bytes_shm_close(struct conq_shm *shm);
+
 /* The largest payload a record may have: capacity / 8. A. */
 static inline size_t conq_mpsc_bytes_max_record(const conq_mpsc_bytes *q)
 {
