@@ -17,7 +17,10 @@
  * into a tombstone the consumers skip. A consumer that claims and never
  * releases holds its slot: producers wait there one lap later (a strict
  * offer waits for a release in progress; relaxed_offer fails). The bound:
- * one slot, at most one lap.
+ * one slot, at most one lap. In shared memory a producer process that dies
+ * mid-claim is reclaimed on proof of death, as conq_mpsc_value's header
+ * says (poll, take, unblock); a consumer process that dies mid-claim is
+ * not (its slot stays held).
  *
  * Capacity: the requested capacity rounded up to a power of two, from 1 to
  * CONQ_VALUE_MAX_CAPACITY (2^28); element size from 1 to

@@ -29,8 +29,18 @@
  * the ring full. The bound: one stuck slot stops the consumer, never a
  * producer's claim, and costs at most one lap of the ring. abort() instead
  * of commit() turns a claim into a tombstone that the consumer skips.
- * (A ring in shared memory whose producer process dies mid-claim:
- * conq/shm.h.)
+ *
+ * In shared memory (init_opts with CONQ_VALUE_SHARED, or shm_create), a
+ * producer *process* that dies between claim and commit does not stall the
+ * consumer: producers store an intent in the ring's claim registry before
+ * each claim (conq/impl/claims.h), and a consumer stuck on the claim for
+ * dead_check_ns (10 ms by default) checks the registry: when no live
+ * process's thread holds an intent that covers the index, the claimer is
+ * dead, and the consumer turns the slot into a tombstone and goes on
+ * (poll, take and unblock do this; the calls that never wait need
+ * unblock()). Only proof of death reclaims: a producer that is merely slow,
+ * or stopped, is waited for. A shared ring allows one claim at a time per
+ * producer thread (a second: EBUSY).
  *
  * Capacity: the requested capacity rounded up to a power of two, from 1 to
  * CONQ_VALUE_MAX_CAPACITY (2^28); element size from 1 to
