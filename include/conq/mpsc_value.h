@@ -679,13 +679,31 @@ static inline size_t conq_mpsc_value_size(const conq_mpsc_value *q)
 	return conq__indexed_size(&q->cidx, &q->pidx, q->g.cap);
 }
 
-/* True if no index was claimed and unconsumed at some moment of the call.
- * A. Wait-free. */
+/* True if the ring held no committed element when it looked: it looks past
+ * claimed, uncommitted indices and tombstones (a claim handed back by fill
+ * never becomes an element). From C, false means the next poll returns an
+ * element. Writes nothing. A. Lock-free: it starts again while cidx moves. */
 static inline bool conq_mpsc_value_is_empty(const conq_mpsc_value *q)
 {
-	/* [VM7] acquire: pairs with [VM6], then [VM3]. */
-	conq__idx_t c = conq__load_acquire(&q->cidx);
-	return conq__idx_diff(conq__load_acquire(&q->pidx), c) <= 0;
+	for (;;) {
+		/* [VM7] acquire (cidx, then pidx): pairs with [VM6], [VM3]. */
+		conq__idx_t c = conq__load_acquire(&q->cidx);
+		conq__sidx_t n = conq__idx_diff(conq__load_acquire(&q->pidx), c);
+		if (n <= 0)
+			return true;
+		uint64_t lim = (uint64_t)n < q->g.cap ? (uint64_t)n : q->g.cap;
+		for (uint64_t u = 0; u < lim; u++) {
+			conq__idx_t i = conq__idx_add(c, u);
+			/* [VM2] acquire: pairs with [VM1]. */
+			if (conq__vtag_state(q->g.mask, conq__mpsc_value_tag(q, i),
+					     i) == CONQ__VT_FULL)
+				return false;
+		}
+		/* [VM7] acquire: as above; unmoved, nothing was committed
+		 * between c and pidx when we looked. */
+		if (conq__load_acquire(&q->cidx) == c)
+			return true;
+	}
 }
 
 static inline bool conq__mpsc_value_unblock_erased(void *q)
