@@ -567,9 +567,9 @@ bool conq__vring_edge_take(conq__vring *r, conq__idx_t c, bool wait)
 	unsigned k = 0, rounds = 0;
 	int64_t since = 0;
 	for (;;) {
-		/* [V9] seq_cst: pairs with [V1]. cidx was c earlier and pidx
-		 * never drops below it, so pidx at or below c here is an
-		 * empty ring. */
+		/* [V9] seq_cst: pairs with [V1] and [V11] (fill's hand-back).
+		 * cidx was c earlier and pidx never drops below it, so pidx at
+		 * or below c here is an empty ring. */
 		if (conq__idx_diff(conq__load_seq_cst(&r->pidx), c) <= 0)
 			return false;
 		/* c's producer has claimed it and not committed yet. */

@@ -26,6 +26,12 @@
  * checks exactly-once delivery and FIFO order (per producer and, the
  * families being FIFO_TOTAL, the initial contents first).
  *
+ * The value rings' zero-copy calls, which the tests' table does not have,
+ * are two more operations here (struct qvops): OP_CLAIM (claim a slot,
+ * write the element into it, commit) and OP_PEEK_CLAIM (peek_claim the
+ * head, read the element and its payload in place, release), in publish
+ * and recycle (where peek_claim/release replaces peek and the take).
+ *
  * Shapes (the actors; the table of each is below):
  *  publish    P producers offer (offer, offer_bulk, fill, ...) || C
  *             consumers take (poll, poll_burst, drain, ...);
@@ -43,14 +49,18 @@
  *  peek_race  producer offers two || consumer 0 peeks || consumer 1 polls;
  *  size       producer offers || consumer polls || an observer reads size()
  *             and is_empty(): always within [0, capacity];
- *  handback   (mpmc_array only, white-box) producer(s) claim `per`
+ *  handback   (mpmc_array, white-box) producer(s) claim `per`
  *             positions with one CAS (as fill does), publish the first j of
  *             them (j by state: 0 .. per - 1) and give the rest back, as
  *             fill does when its supplier stops: the tail moves back down
  *             if no producer claimed after them, else they become
  *             tombstones || the consumer polls (or peeks, then polls) on,
  *             waiting for claimed positions and passing tombstones; the
- *             arbiter drains and checks that the queue is empty and whole;
+ *             arbiter drains and checks that the queue is empty and whole.
+ *             On the multi-producer value rings the same through their own
+ *             calls: fill with a supplier that stops after j (the ring
+ *             claims first and hands the rest back), or claim_burst, commit
+ *             the first j, abort the rest (tombstones);
  *  park       producers put (blocking) into a capacity-2 queue || consumers
  *             take (blocking) their share, each call with a 5 s watchdog
  *             deadline; put and take park at once (no watching first), so
@@ -105,8 +115,85 @@ enum q_op {
 	OP_SIZE,
 	OP_PEEK, /* handback: the consumer peeks before each poll */
 	OP_PUT,
-	OP_TAKE
+	OP_TAKE,
+	OP_CLAIM,     /* value rings: claim, write in place, commit */
+	OP_PEEK_CLAIM /* value rings: peek_claim, read in place, release */
 };
+
+/* The value rings' zero-copy calls, at 8-byte elements (the tests' `void *`
+ * by value), which the tests' table (tests/queues.h) leaves out: claim /
+ * commit, claim_burst / commit_burst and, multi-producer, abort;
+ * peek_claim / release. NULL where a ring has none. */
+struct qvops {
+	const char *name;
+	void *(*claim)(void *q);
+	bool (*commit)(void *q, void *slot);
+	size_t (*claim_burst)(void *q, size_t n, void **first);
+	bool (*commit_burst)(void *q, void *first, size_t k);
+	bool (*abort)(void *q, void *first, size_t k);
+	const void *(*peek_claim)(void *q);
+	bool (*release)(void *q, const void *slot);
+};
+
+#define QV_WRAP(f)                                                             \
+	static void *qv_##f##_claim(void *q)                                   \
+	{                                                                      \
+		return conq_##f##_claim((conq_##f *)q);                        \
+	}                                                                      \
+	static bool qv_##f##_commit(void *q, void *slot)                       \
+	{                                                                      \
+		return conq_##f##_commit((conq_##f *)q, slot);                 \
+	}                                                                      \
+	static size_t qv_##f##_claim_burst(void *q, size_t n, void **first)    \
+	{                                                                      \
+		return conq_##f##_claim_burst((conq_##f *)q, n, first);        \
+	}                                                                      \
+	static bool qv_##f##_commit_burst(void *q, void *first, size_t k)      \
+	{                                                                      \
+		return conq_##f##_commit_burst((conq_##f *)q, first, k);       \
+	}                                                                      \
+	static const void *qv_##f##_peek_claim(void *q)                        \
+	{                                                                      \
+		return conq_##f##_peek_claim((conq_##f *)q);                   \
+	}                                                                      \
+	static bool qv_##f##_release(void *q, const void *slot)                \
+	{                                                                      \
+		return conq_##f##_release((conq_##f *)q, slot);                \
+	}
+#define QV_ABORT(f)                                                            \
+	static bool qv_##f##_abort(void *q, void *first, size_t k)             \
+	{                                                                      \
+		return conq_##f##_abort((conq_##f *)q, first, k);              \
+	}
+
+QV_WRAP(spsc_value)
+QV_WRAP(mpsc_value)
+QV_WRAP(spmc_value)
+QV_WRAP(mpmc_value)
+QV_ABORT(mpsc_value)
+QV_ABORT(mpmc_value)
+
+static const struct qvops qvops[] = {
+    {"spsc_value", qv_spsc_value_claim, qv_spsc_value_commit,
+     qv_spsc_value_claim_burst, qv_spsc_value_commit_burst, NULL,
+     qv_spsc_value_peek_claim, qv_spsc_value_release},
+    {"mpsc_value", qv_mpsc_value_claim, qv_mpsc_value_commit,
+     qv_mpsc_value_claim_burst, qv_mpsc_value_commit_burst, qv_mpsc_value_abort,
+     qv_mpsc_value_peek_claim, qv_mpsc_value_release},
+    {"spmc_value", qv_spmc_value_claim, qv_spmc_value_commit,
+     qv_spmc_value_claim_burst, qv_spmc_value_commit_burst, NULL,
+     qv_spmc_value_peek_claim, qv_spmc_value_release},
+    {"mpmc_value", qv_mpmc_value_claim, qv_mpmc_value_commit,
+     qv_mpmc_value_claim_burst, qv_mpmc_value_commit_burst, qv_mpmc_value_abort,
+     qv_mpmc_value_peek_claim, qv_mpmc_value_release}};
+
+static const struct qvops *qvops_of(const char *family)
+{
+	for (size_t i = 0; i < sizeof qvops / sizeof qvops[0]; i++)
+		if (strcmp(qvops[i].name, family) == 0)
+			return &qvops[i];
+	return NULL;
+}
 
 struct qparam {
 	const struct tq_desc *d;
@@ -122,7 +209,10 @@ struct qparam {
 	bool may_fail;	 /* publish: offers may fail (queue smaller) */
 	unsigned spin;	 /* park: ns put/take watch before parking */
 	bool rmw;	 /* park: eventcounts in the mode without membarrier */
+	bool aborts;	 /* handback, value rings: abort, not fill */
 	size_t qoff;	 /* offset of the queue in the state */
+	/* The value rings' zero-copy calls (set by q_add), else NULL. */
+	const struct qvops *vo;
 };
 
 struct qpay {
@@ -255,13 +345,19 @@ static void q_init(void *st, const struct cs_test *t, uint64_t k)
 struct qfill {
 	struct qstate *s;
 	unsigned i, k, n;
+	unsigned dry; /* pauses before running dry (handback) */
 };
 
 static void *q_supply(void *ctx)
 {
 	struct qfill *f = ctx;
-	if (f->k == f->n)
+	if (f->k == f->n) {
+		/* handback: hold the claims a while, so that the consumer
+		 * meets them claimed and waits at them before they go back */
+		for (unsigned u = 0; u < f->dry; u++)
+			conq__cpu_relax();
 		return NULL;
+	}
 	unsigned id = prod_id(f->s->p, f->i, f->k);
 	pay_write(f->s, id);
 	f->s->offered[f->i] |= 1u << f->k;
@@ -292,13 +388,27 @@ static void q_offer_all(struct qstate *s, unsigned i, enum q_op op)
 		break;
 	}
 	case OP_FILL: {
-		struct qfill f = {s, i, 0, n};
+		struct qfill f = {s, i, 0, n, 0};
 		size_t m = d->fill(s->q, q_supply, &f, n);
 		/* Everything supplied must have been enqueued. */
 		if (m != f.k)
 			s->v[3] = 1;
 		break;
 	}
+	case OP_CLAIM:
+		/* In place: the element's bytes written into the claimed
+		 * slot, then published by commit. */
+		for (unsigned k = 0; k < n; k++) {
+			void *slot = p->vo->claim(s->q);
+			if (slot == NULL)
+				continue;
+			memcpy(slot, &es[k], sizeof es[k]);
+			if (p->vo->commit(s->q, slot))
+				s->offered[i] |= 1u << k;
+			else
+				s->v[3] = 1;
+		}
+		break;
 	default:
 		for (unsigned k = 0; k < n; k++) {
 			bool ok = op == OP_RELAXED_OFFER
@@ -336,6 +446,15 @@ static void q_recycle(struct qstate *s, unsigned i)
 		case OP_SIZE:
 			room = d->size(s->q) < s->npre;
 			break;
+		case OP_CLAIM: {
+			void *slot = p->vo->claim(s->q);
+			room = slot != NULL;
+			if (room) {
+				memcpy(slot, &e, sizeof e);
+				(void)p->vo->commit(s->q, slot);
+			}
+			break;
+		}
 		default:
 			room = d->offer(s->q, e);
 			break;
@@ -357,9 +476,15 @@ static void q_recycle(struct qstate *s, unsigned i)
  * publishes the first j of them (j = (state + i) mod per: 0 .. per - 1,
  * each after its cell is free) and gives the others back
  * (conq__mpmc_unclaim: [Q12], or tombstones through [Q4]). */
+static void q_handback_value(struct qstate *s, unsigned i);
+
 static void q_handback_put(struct qstate *s, unsigned i)
 {
 	const struct qparam *p = s->p;
+	if (p->vo != NULL) {
+		q_handback_value(s, i);
+		return;
+	}
 	conq_mpmc_array *q = s->q;
 	for (unsigned k = 0; k < p->per; k++)
 		pay_write(s, prod_id(p, i, k));
@@ -377,6 +502,46 @@ static void q_handback_put(struct qstate *s, unsigned i)
 	if (j < m &&
 	    conq__mpmc_unclaim(q, conq__idx_add(t, j), conq__idx_add(t, m)))
 		__atomic_fetch_add(&s->back, 1, __ATOMIC_RELAXED);
+}
+
+/* handback on a multi-producer value ring: producer i supplies j =
+ * (state + i) mod per of its `per` elements, either through fill (which
+ * claims before it asks the supplier, then hands the unfilled claims back
+ * to pidx, [VM3] / [V11], or publishes them as tombstones) or, with
+ * `aborts`, through claim_burst of per, commit_burst of the first j and
+ * abort of the rest (tombstones, [VM1] / [V4]). */
+static void q_handback_value(struct qstate *s, unsigned i)
+{
+	const struct qparam *p = s->p;
+	unsigned j = (unsigned)(((uint64_t)s->v[0] + i) % p->per);
+	if (!p->aborts) {
+		/* 0 to 384 pauses before the supplier runs dry, by state */
+		unsigned dry = (unsigned)((uint64_t)s->v[0] / p->per % 4) * 128;
+		struct qfill f = {s, i, 0, j, dry};
+		size_t m = p->d->fill(s->q, q_supply, &f, p->per);
+		if (m != f.k)
+			s->v[3] = 1; /* a supplied element not enqueued */
+		return;
+	}
+	void *first = NULL;
+	size_t m = p->vo->claim_burst(s->q, p->per, &first);
+	if (j > m)
+		j = (unsigned)m;
+	for (unsigned u = 0; u < j; u++) {
+		unsigned id = prod_id(p, i, u);
+		pay_write(s, id);
+		void *e = elem(s, id);
+		memcpy((char *)first + u * sizeof e, &e, sizeof e);
+	}
+	if (j > 0) {
+		if (p->vo->commit_burst(s->q, first, j))
+			s->offered[i] |= (1u << j) - 1;
+		else
+			s->v[3] = 1;
+	}
+	if (j < m &&
+	    !p->vo->abort(s->q, (char *)first + j * sizeof(void *), m - j))
+		s->v[3] = 1;
 }
 
 static void q_producer(struct qstate *s, unsigned i)
@@ -448,6 +613,21 @@ static unsigned q_take(struct qstate *s, struct qlist *l, enum q_op op,
 		struct qdrain c = {s, l, check};
 		return (unsigned)d->drain(s->q, q_consume_cb, &c, n);
 	}
+	case OP_PEEK_CLAIM:
+		/* In place: the element read from the claimed slot and its
+		 * payload checked before the release. */
+		for (unsigned k = 0; k < n; k++) {
+			const void *slot = s->p->vo->peek_claim(s->q);
+			if (slot == NULL)
+				continue;
+			void *e;
+			memcpy(&e, slot, sizeof e);
+			list_add(s, l, e, check);
+			if (!s->p->vo->release(s->q, slot))
+				l->bad = 1;
+			got++;
+		}
+		return got;
 	default:
 		for (unsigned k = 0; k < n; k++) {
 			void *e = op == OP_RELAXED_POLL ? d->relaxed_poll(s->q)
@@ -500,6 +680,26 @@ static void q_consumer(struct qstate *s, unsigned j)
 		q_take(s, l, OP_POLL, 1, true);
 		break;
 	case QS_RECYCLE: {
+		if (p->cop == OP_PEEK_CLAIM) {
+			/* The head in place: its payload read while the slot
+			 * is claimed; the release makes the room. */
+			const void *slot = p->vo->peek_claim(s->q);
+			void *e = NULL;
+			if (slot != NULL)
+				memcpy(&e, slot, sizeof e);
+			unsigned hid = e ? id_of(s, e) : QMAXE;
+			if (e == NULL)
+				s->v[0] = 0;
+			else
+				s->v[0] = hid < QMAXE && pay_ok(s, hid) ? 1 : 2;
+			if (slot != NULL) {
+				list_add(s, l, e, false);
+				if (!p->vo->release(s->q, slot))
+					l->bad = 1;
+			}
+			s->v[1] = l->n == 1 && e != NULL && l->id[0] == hid;
+			break;
+		}
 		void *e = d->peek(s->q);
 		unsigned hid = e ? id_of(s, e) : QMAXE;
 		s->v[0] = e == NULL ? 0 : hid < QMAXE && pay_ok(s, hid) ? 1 : 2;
@@ -831,7 +1031,7 @@ static void q_arbiter(void *st, int64_t *r)
 		r[0] = s->back;
 		r[1] = took;
 		r[2] = (int64_t)(p->np * p->per) - offered_fail;
-		r[3] = bad || viol;
+		r[3] = bad || viol || s->v[3];
 		r[4] = !whole;
 		break;
 	}
@@ -950,6 +1150,22 @@ static const struct cs_outcome handback_out[] = {
      "after the drain the queue is not empty (a tombstone or a handed-back "
      "position left counted) or not usable"}};
 
+/* handback on a value ring: whether a fill handed its unfilled claims back
+ * to pidx or published them as tombstones cannot be seen from outside, so
+ * the first column stays 0. */
+static const struct cs_outcome handback_value_out[] = {
+    {"0, *, *, 0, 0", CS_ACCEPTABLE, 0,
+     "the unused claims went back to pidx or became tombstones (not told "
+     "apart); every element taken once, in order, the ring whole after "
+     "the drain"},
+    {"*, *, *, 1, *", CS_FORBIDDEN, 0,
+     "an element lost, taken twice, out of order or not one of ours, a "
+     "peek differing from the next poll, a payload not intact, or a "
+     "commit, abort or fill that failed"},
+    {"*, *, *, *, 1", CS_FORBIDDEN, 0,
+     "after the drain the ring is not empty (a tombstone or a handed-back "
+     "index left counted) or not usable"}};
+
 static const struct cs_outcome park_out[] = {
     {"0, 0, 0, 0, 0, 0, 0", CS_ACCEPTABLE, 0,
      "every put and take returned before its watchdog, none slept; every "
@@ -1021,7 +1237,7 @@ static const char *op_name(enum q_op op)
 	    "offer",	     "offer_bulk", "offer_burst", "fill",
 	    "relaxed_offer", "poll",	   "poll_burst",  "drain",
 	    "relaxed_poll",  "is_empty",   "size",	  "peek",
-	    "put",	     "take"};
+	    "put",	     "take",	   "claim",	  "peek_claim"};
 	return names[op];
 }
 
@@ -1038,9 +1254,15 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	p->qoff = (hdr + CONQ_PAD - 1) / CONQ_PAD * CONQ_PAD;
 	/* A growing family: the state holds only the pointer (q_init). */
 	size_t qsize = d->memsize != NULL ? d->memsize(p->cap) : 0;
-	/* handback drives conq_mpmc_array's internals. */
-	if (p->scen == QS_HANDBACK && strcmp(d->name, "mpmc_array") != 0)
-		abort();
+	/* The value rings' zero-copy calls; handback drives
+	 * conq_mpmc_array's internals, or a multi-producer value ring's fill
+	 * or abort. */
+	p->vo = qvops_of(d->name);
+	bool zc = p->pop == OP_CLAIM || p->cop == OP_PEEK_CLAIM;
+	if ((zc && p->vo == NULL) ||
+	    (p->scen == QS_HANDBACK && strcmp(d->name, "mpmc_array") != 0 &&
+	     (p->vo == NULL || p->vo->abort == NULL)))
+		abort(); /* a harness bug: the table asks what the row lacks */
 	snprintf(x->name, sizeof x->name, "%s", name);
 
 	struct cs_test *t = &x->t;
@@ -1073,6 +1295,8 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	struct qtable ot = sh->out;
 	if (p->scen == QS_PUBLISH && p->may_fail)
 		ot = (struct qtable)QTABLE(publish_mayfail_out);
+	if (p->scen == QS_HANDBACK && p->vo != NULL)
+		ot = (struct qtable)QTABLE(handback_value_out);
 	if (p->scen == QS_SIZE && !d->bounded) {
 		if (p->prefill + (int)p->per > 3)
 			abort(); /* size_unbounded_out is for size_bounds */
@@ -1091,7 +1315,10 @@ static void q_add(const struct qparam *tmpl, const char *name,
 	else if (p->scen == QS_NONEMPTY)
 		snprintf(ops, sizeof ops, "; probe %s", op_name(p->probe));
 	else if (p->scen == QS_HANDBACK)
-		snprintf(ops, sizeof ops, "; consumer %s",
+		snprintf(ops, sizeof ops, "; %sconsumer %s",
+			 p->vo == NULL ? ""
+			 : p->aborts   ? "claim_burst, commit, abort; "
+				       : "the ring's fill; ",
 			 p->cop == OP_PEEK ? "peek, poll" : "poll");
 	else if (p->scen == QS_PARK)
 		snprintf(ops, sizeof ops, "; watch %u ns before parking%s",
@@ -1505,6 +1732,135 @@ static const struct qlabel labels[] = {
     {"SN5", "spsc_linked",
      "size()'s acquires: a non-zero size means the next poll succeeds",
      NONEMPTY(1, 8, OP_SIZE)},
+    /* The value rings (issue 14): their elements are the tests' pointers,
+     * 8 bytes by value; claim and peek_claim write and read them in
+     * place. */
+    {"VS1", "spsc_value",
+     "the producer's release of pidx after writing in place (claim, "
+     "commit) -> the consumer's acquire: payload intact",
+     PUB(1, 1, OP_CLAIM, OP_POLL, 8, 3)},
+    {"VS2", "spsc_value",
+     "the consumer's acquire of pidx when its cached copy runs out, "
+     "reading in place (peek_claim, release) <- VS1",
+     PUB(1, 1, OP_OFFER, OP_PEEK_CLAIM, 8, 3)},
+    {"VS3", "spsc_value",
+     "the producer's acquire of cidx in its refresh (offer) <- VS4: the "
+     "consumer's reads of the head happen-before the reuse",
+     REC(1, OP_OFFER, OP_POLL)},
+    {"VS4", "spsc_value",
+     "the consumer's release of cidx in release() after reading in place "
+     "-> the producer's refresh in claim()",
+     REC(1, OP_CLAIM, OP_PEEK_CLAIM)},
+    {"VS5", "spsc_value",
+     "is_empty()'s acquires of cidx, then pidx: not empty means the next "
+     "poll succeeds",
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
+    {"VM1", "mpsc_value",
+     "two producers write in place and commit (claim, commit): each tag's "
+     "release publishes its slot, and commits out of claim order are "
+     "delivered in claim order",
+     PUB(2, 1, OP_CLAIM, OP_POLL, 8, 2)},
+    {"VM1b", "mpsc_value",
+     "abort's TOMB release: two producers claim_burst 3, commit the first "
+     "j, abort the rest; the consumer peeks and polls past the tombstones",
+     QP(QS_HANDBACK, 2, 1, 8, 3, .cop = OP_PEEK, .aborts = true)},
+    {"VM2", "mpsc_value",
+     "the consumer's acquire of each tag of a run (poll_burst) <- a "
+     "batch's tags stored relaxed, its first released last (offer_bulk)",
+     PUB(2, 1, OP_BULK, OP_POLL_BURST, 8, 2)},
+    {"VM3", "mpsc_value",
+     "the claim CAS on pidx: offer fails only if full (two producers race "
+     "for the one freed slot)",
+     OFFPOLL(2, 1, 1, -1)},
+    {"VM3b", "mpsc_value",
+     "fill's hand-back CAS of pidx, or its tombstones when another "
+     "producer claimed after: two producers, the consumer peeks and polls "
+     "on, waiting at claimed indices",
+     HANDBACK(2, 4, 3, OP_PEEK, 0)},
+    {"VM4", "mpsc_value",
+     "plimit stored by one producer, used by another: both see the "
+     "consumer's reads before the reuse",
+     REC(2, OP_OFFER, OP_POLL)},
+    {"VM5", "mpsc_value",
+     "the producer's acquire of cidx in refresh, reached by claim() <- the "
+     "consumer's release in poll_burst",
+     REC(1, OP_CLAIM, OP_POLL_BURST)},
+    {"VM6", "mpsc_value",
+     "the consumer's release of cidx in release() after reading in place "
+     "-> the producers' refresh",
+     REC(1, OP_OFFER, OP_PEEK_CLAIM)},
+    {"VM7", "mpsc_value",
+     "poll's acquire of pidx at an uncommitted head tag: a claimed, "
+     "uncommitted index is waited for, not reported empty",
+     NONEMPTY(2, 8, OP_IS_EMPTY)},
+    {"VM7b", "mpsc_value",
+     "the bubble wait's acquire of pidx every round <- fill's hand-back "
+     "CAS: a poll waiting at an index handed back finds the ring empty "
+     "(one producer, capacity 4)",
+     HANDBACK(1, 4, 3, OP_POLL, 0)},
+    {"V1", "mpmc_value",
+     "the producers' seq_cst pidx claims -> size(): non-zero means the "
+     "next poll succeeds",
+     NONEMPTY(2, 8, OP_SIZE)},
+    {"V2", "spmc_value",
+     "the producer's acquire of FREE(i) <- the previous lap's release "
+     "(peek_claim, release): the consumer's reads in place happen-before "
+     "the reuse",
+     REC(1, OP_OFFER, OP_PEEK_CLAIM)},
+    {"V3", "spmc_value",
+     "the single producer's release of pidx after the tags -> size(): a "
+     "non-zero size means the next poll succeeds",
+     NONEMPTY(1, 8, OP_SIZE)},
+    {"V4", "spmc_value",
+     "the producer's release of FULL(i) after writing in place (claim, "
+     "commit) -> two consumers' acquire",
+     PUB(1, 2, OP_CLAIM, OP_POLL, 8, 4)},
+    {"V4b", "mpmc_value",
+     "abort's TOMB release: two producers claim_burst 3, commit the first "
+     "j, abort the rest; the consumer polls past the tombstones",
+     QP(QS_HANDBACK, 2, 1, 8, 3, .cop = OP_POLL, .aborts = true)},
+    {"V5", "mpmc_value",
+     "the consumers' acquire of FULL before their claim: two producers, two "
+     "consumers reading in place (peek_claim, release)",
+     PUB(2, 2, OP_OFFER, OP_PEEK_CLAIM, 8, 2)},
+    {"V6", "mpmc_value",
+     "the consumer's release of FREE(i + cap) in release() -> the next "
+     "lap's producer (offer)",
+     REC(1, OP_OFFER, OP_PEEK_CLAIM)},
+    {"V7", "spmc_value",
+     "the consumers' seq_cst cidx claims: two consumers, one element and an "
+     "offer: exactly once, empty only if empty",
+     OFFPOLL(1, 2, 1, -1)},
+    {"V7b", "spmc_value",
+     "cidx, then the tag, decide empty without pidx (SPMC): two consumers "
+     "and an offer on an empty capacity-1 ring, linearizable",
+     OFFPOLL(1, 2, 1, 0)},
+    {"V8", "spmc_value",
+     "the producer's seq_cst cidx read at the edge: offer fails only if "
+     "full (a full ring, an offer racing a poll)",
+     OFFPOLL(1, 1, 1, -1)},
+    {"V8b", "mpmc_value",
+     "offer_bulk of 2 on a capacity-2 ring: room the tags do not prove is "
+     "decided on cidx, then each slot waited FREE",
+     QP(QS_PUBLISH, 2, 1, 2, 2, .pop = OP_BULK, .cop = OP_POLL,
+	.may_fail = true)},
+    {"V9", "mpmc_value",
+     "the consumer's seq_cst pidx read at the edge: offer || poll on an "
+     "empty ring is linearizable",
+     OFFPOLL(1, 1, 1, 0)},
+    {"V9b", "mpmc_value",
+     "both edges at once: two producers and two consumers on an empty "
+     "capacity-1 ring, linearizable",
+     OFFPOLL(2, 2, 1, 0)},
+    {"V10", "mpmc_value",
+     "is_empty()'s seq_cst reads of cidx and pidx and its tag scan: not "
+     "empty means the next poll succeeds",
+     NONEMPTY(1, 8, OP_IS_EMPTY)},
+    {"V11", "mpmc_value",
+     "fill's hand-back CAS of pidx (else tombstones): a poll waiting at the "
+     "edge re-reads pidx and finds the ring empty (one producer, capacity "
+     "4)",
+     HANDBACK(1, 4, 3, OP_POLL, 0)},
 };
 
 static const struct tq_desc *family(const char *name)

@@ -169,8 +169,9 @@ conq__mpsc_value_refresh(conq_mpsc_value *q, conq__idx_t old)
 /* P: claim up to `want` (>= 1) consecutive indices with one CAS; `all`:
  * exactly want or none; `to_end`: not past the ring's end. Returns how
  * many (0: not enough room), the first in *first. "Not enough room" is
- * decided on a pidx read before a cidx ([VM3] then [VM5]): pidx only
- * grows, so the ring really was that full when cidx was read. e: the
+ * decided on a pidx read before a cidx ([VM3] then [VM5]): cidx only
+ * grows, so the ring really was that full when pidx was read (not
+ * necessarily when cidx was: fill's hand-back moves pidx back down). e: the
  * thread's registry entry on a shared ring (NULL: private): its intent is
  * stored before every CAS, and cleared when the claim fails. */
 static inline uint64_t conq__mpsc_value_claim(conq_mpsc_value *q,

@@ -271,8 +271,21 @@ static inline uint64_t conq__vring_claim_take(conq__vring *r, uint64_t k,
 			}
 			/* Not committed: a single producer commits in
 			 * order and c was read from cidx before the tag,
-			 * so nothing was left to take then: empty. */
-			if (!mp || !conq__vring_edge_take(r, c, wait))
+			 * so nothing was left to take then: empty, if c
+			 * is still cidx. (A thread stalled between the two
+			 * reads for 2^29 indices, 2^13 in a 16-bit index
+			 * build, could read a far later lap's tag as an
+			 * earlier one: tags compare 4 x index distances;
+			 * the re-read sees that cidx moved.) [V7]
+			 * seq_cst, as above. */
+			if (!mp) {
+				conq__idx_t c2 = conq__load_seq_cst(&r->cidx);
+				if (c2 == c)
+					return 0;
+				c = c2;
+				continue;
+			}
+			if (!conq__vring_edge_take(r, c, wait))
 				return 0;
 			/* [V7] seq_cst, as above. */
 			c = conq__load_seq_cst(&r->cidx);
