@@ -70,6 +70,7 @@ struct vfam {
 	size_t (*elem_size)(void *);
 	bool (*put_until)(void *, const void *, int64_t);
 	bool (*take_until)(void *, void *, int64_t);
+	const void *(*peek_claim_until)(void *, int64_t);
 };
 
 #define VWRAP(f)                                                               \
@@ -175,6 +176,10 @@ struct vfam {
 	static bool f##_take_until_w(void *q, void *o, int64_t d)              \
 	{                                                                      \
 		return conq_##f##_take_until((conq_##f *)q, o, d);             \
+	}                                                                      \
+	static const void *f##_peek_claim_until_w(void *q, int64_t d)          \
+	{                                                                      \
+		return conq_##f##_peek_claim_until((conq_##f *)q, d);          \
 	}
 
 VWRAP(spsc_value)
@@ -207,7 +212,7 @@ static bool mpmc_value_abort_w(void *q, void *s, size_t k)
 	 f##_fill_w,             f##_size_w,                                   \
 	 f##_is_empty_w,         f##_capacity_w,                               \
 	 f##_elem_size_w,        f##_put_until_w,                              \
-	 f##_take_until_w}
+	 f##_take_until_w,       f##_peek_claim_until_w}
 
 static const struct vfam fams[] = {
     VROW(spsc_value, 1, 1, NULL),
@@ -841,6 +846,19 @@ static void test_blocking(const struct vfam *f)
 	pthread_join(t, NULL);
 	CHECK_TRUE(f->poll(q, &out));
 	CHECK_EQ(out, 5);
+	/* peek_claim_until: a timeout on an empty ring, then woken by an
+	 * offer, the element in place until release. */
+	errno = 0;
+	CHECK_NULL(f->peek_claim_until(q, conq_now_ns() + 1000000));
+	CHECK_EQ(errno, ETIMEDOUT);
+	pthread_create(&t, NULL, late_offer, &b);
+	const void *s = f->peek_claim_until(q, CONQ_NO_DEADLINE);
+	if (CHECK_NOT_NULL(s)) {
+		CHECK_EQ(*(const uint32_t *)s, 77);
+		CHECK_TRUE(f->release(q, s));
+	}
+	pthread_join(t, NULL);
+	CHECK_TRUE(f->is_empty(q));
 	f->destroy(q);
 }
 

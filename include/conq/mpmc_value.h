@@ -311,8 +311,18 @@ static inline bool conq__mpmc_value_unblock_erased(void *q)
 	return conq_mpmc_value_unblock((conq_mpmc_value *)q);
 }
 
+/* peek_claim_until's look: as peek_claim, but NULL at a claimed,
+ * uncommitted head instead of waiting there. */
+static inline const void *
+conq__mpmc_value_relaxed_peek_claim(conq_mpmc_value *q)
+{
+	const void *s;
+	return conq__vring_peek_claim_n(&q->r, 1, &s, false, true) ? s : NULL;
+}
+
 CONQ__DEFINE_VALUE_BLOCKING(mpmc_value, r.g, r.nonempty, r.nonfull,
 			    conq_mpmc_value_relaxed_poll,
+			    conq__mpmc_value_relaxed_peek_claim,
 			    conq__mpmc_value_unblock_erased)
 
 #ifdef __cplusplus

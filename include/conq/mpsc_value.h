@@ -712,8 +712,17 @@ static inline bool conq__mpsc_value_unblock_erased(void *q)
 	return conq_mpsc_value_unblock((conq_mpsc_value *)q);
 }
 
+/* peek_claim_until's look: as peek_claim, but NULL at a claimed,
+ * uncommitted head instead of waiting there. */
+static inline const void *
+conq__mpsc_value_relaxed_peek_claim(conq_mpsc_value *q)
+{
+	return conq__mpsc_value_front(q, false);
+}
+
 CONQ__DEFINE_VALUE_BLOCKING(mpsc_value, g, nonempty, nonfull,
 			    conq_mpsc_value_relaxed_poll,
+			    conq__mpsc_value_relaxed_peek_claim,
 			    conq__mpsc_value_unblock_erased)
 
 #ifdef __cplusplus

@@ -268,7 +268,7 @@ static inline bool conq_spmc_value_is_empty(const conq_spmc_value *q)
 	return conq__vring_is_empty(&q->r);
 }
 
-CONQ__DEFINE_VALUE_BLOCKING(spmc_value, r.g, r.nonempty, r.nonfull, conq_spmc_value_poll, conq__value_no_unblock)
+CONQ__DEFINE_VALUE_BLOCKING(spmc_value, r.g, r.nonempty, r.nonfull, conq_spmc_value_poll, conq_spmc_value_peek_claim, conq__value_no_unblock)
 
 #ifdef __cplusplus
 }

@@ -435,7 +435,7 @@ static inline bool conq_spsc_value_is_empty(const conq_spsc_value *q)
 	return conq__idx_diff(conq__load_acquire(&q->pidx), c) <= 0;
 }
 
-CONQ__DEFINE_VALUE_BLOCKING(spsc_value, g, nonempty, nonfull, conq_spsc_value_poll, conq__value_no_unblock)
+CONQ__DEFINE_VALUE_BLOCKING(spsc_value, g, nonempty, nonfull, conq_spsc_value_poll, conq_spsc_value_peek_claim, conq__value_no_unblock)
 
 #ifdef __cplusplus
 }

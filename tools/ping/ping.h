@@ -142,7 +142,7 @@ void ping_ep_init(ping_ep *ep, const ping_transport *tr, uint64_t timeout_ns);
 int ping_fail(ping_ep *ep, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The sockets' rows (sock.c). */
-extern const ping_transport ping_tcp, ping_udp;
+/* The sockets' rows (sock.c), the shared-memory rings' (shm.c). */
+extern const ping_transport ping_tcp, ping_udp, ping_shm;
 
 #endif /* CONQ_PING_H */

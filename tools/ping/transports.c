@@ -12,6 +12,7 @@
 const ping_transport *const ping_transports[] = {
     &ping_tcp,
     &ping_udp,
+    &ping_shm,
     NULL,
 };
 

@@ -440,6 +440,12 @@ struct conq_shm_options;
  *   bool conq_<f>_put_until(q, e, deadline)      ... until the deadline
  *   bool conq_<f>_take(q, out)                   poll, waiting while empty
  *   bool conq_<f>_take_until(q, out, deadline)   ... until the deadline
+ *   const void *conq_<f>_peek_claim_until(q, deadline)
+ *                                                peek_claim, waiting while
+ *                                                empty (NULL + ETIMEDOUT at
+ *                                                the deadline): a consumer
+ *                                                that sleeps and reads in
+ *                                                place
  *
  * put: true once e is in the ring; false with errno = EINVAL for a NULL e
  * (never waits), ETIMEDOUT at the deadline. take: true with the element in
@@ -474,13 +480,37 @@ static inline bool conq__value_no_unblock(void *q)
  * the poll that take() retries (the multi-producer rings' relaxed_poll,
  * which never waits on a claimed, uncommitted element: take() then parks
  * until its commit notifies, or until its deadline, instead of waiting
- * inside the poll without one); unblock: the ring's unblock(void *), or
+ * inside the poll without one); tpeek: the peek_claim that
+ * peek_claim_until retries (likewise never waiting on a claimed,
+ * uncommitted element); unblock: the ring's unblock(void *), or
  * conq__value_no_unblock. */
-#define CONQ__DEFINE_VALUE_BLOCKING(f, G, ne, nf, tpoll, unblock)              \
+#define CONQ__DEFINE_VALUE_BLOCKING(f, G, ne, nf, tpoll, tpeek, unblock)       \
 	static inline void *conq__##f##_poll_erased(void *c)                  \
 	{                                                                      \
 		conq__value_call *v = (conq__value_call *)c;                   \
 		return tpoll((conq_##f *)v->q, v->buf) ? c : NULL;             \
+	}                                                                      \
+	static inline void *conq__##f##_peek_erased(void *c)                  \
+	{                                                                      \
+		conq__value_call *v = (conq__value_call *)c;                   \
+		const void *s = tpeek((conq_##f *)v->q);                       \
+		v->buf = (void *)(uintptr_t)s;                                 \
+		return s != NULL ? c : NULL;                                   \
+	}                                                                      \
+	static inline const void *conq_##f##_peek_claim_until(                 \
+	    conq_##f *q, int64_t deadline)                                     \
+	{                                                                      \
+		const void *s = tpeek(q);                                      \
+		if (CONQ__LIKELY(s != NULL))                                   \
+			return s;                                              \
+		conq__value_call v = {q, NULL};                                \
+		bool got = q->G.claims != 0                                    \
+			       ? conq__value_take_shared(                      \
+				     &v, conq__##f##_peek_erased, &q->ne,      \
+				     deadline, q->G.dead_ns, unblock)          \
+			       : conq__take_wait(&v, conq__##f##_peek_erased,  \
+						 &q->ne, deadline) != NULL;    \
+		return got ? v.buf : NULL;                                     \
 	}                                                                      \
 	static inline bool conq__##f##_offer_erased(void *c, void *e)         \
 	{                                                                      \
