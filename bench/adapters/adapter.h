@@ -127,9 +127,16 @@ typedef struct cb_adapter {
 	 * message rates where a call costs nothing beside the wake-up. */
 	bool (*put)(void *q, void *e);
 	void *(*take_until)(void *q, int64_t deadline);
+	/* QueueValueThroughput's loops (workloads/vloops.h), per element
+	 * size: a value ring's copy or claim/commit, or a pointer queue
+	 * moving pointers (alone, or to pooled payloads). NULL: the adapter
+	 * does not run there. An adapter with vloops and no `loops` runs
+	 * there only (its offer/poll above are NULL). */
+	const struct cb_vloops *vloops;
 } cb_adapter;
 
-/* The adapters compiled in, own queues first, then peers, then baselines. */
+/* The adapters compiled in, own queues first, then peers, then baselines
+ * (those of QueueValueThroughput among them: `vloops`). */
 extern const cb_adapter *const cb_adapters[];
 extern const size_t cb_nadapters;
 

@@ -12,6 +12,10 @@
  *                      and reports its reorderings instead of failing
  *   atomic_queue:spsc  the same with its SPSC = true specialization (plain
  *                      loads and stores of head and tail)
+ *   atomic_queue:mpmc_value, atomic_queue:spsc_value
+ *                      QueueValueThroughput only: AtomicQueueB2<E> (values
+ *                      with a state byte per slot), E a struct of the
+ *                      element size, copied in and out (vloops.h)
  *
  * The queue object gets its own CB_PAD-aligned block (placement new); its
  * slot array comes from std::allocator, as atomic_queue does it. Its
@@ -23,10 +27,12 @@
 #include <atomic_queue/atomic_queue.h>
 
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <new>
 
 #include "loops.h"
+#include "vloops.h"
 
 namespace {
 
@@ -87,6 +93,57 @@ template <class Q> void *aq_poll_g(void *q)
 CB_DEFINE_LOOPS(aq_mpmc, AqMpmc, aq_offer<AqMpmc>, aq_poll<AqMpmc>)
 CB_DEFINE_LOOPS(aq_spsc, AqSpsc, aq_offer<AqSpsc>, aq_poll<AqSpsc>)
 
+/* QueueValueThroughput (workloads/vloops.h): AtomicQueueB2<E>, atomic_queue's
+ * run-time-sized queue of non-atomic values (each slot with a state byte,
+ * the element copied in by try_push and out by try_pop), E a struct of the
+ * element size. It has no in-place API: copy only. */
+template <size_t N> struct AqElem {
+	alignas(N >= 16 ? 16 : N) unsigned char b[N];
+};
+template <size_t N, bool S>
+using AqV = atomic_queue::AtomicQueueB2<AqElem<N>, std::allocator<AqElem<N>>,
+					true, false, S>;
+
+template <size_t N, bool S>
+void *aqv_new(size_t capacity, unsigned np, size_t *usable)
+{
+	(void)np;
+	return aq_create<AqV<N, S>>(capacity, usable);
+}
+template <size_t N, bool S> void aqv_free(void *q)
+{
+	aq_destroy<AqV<N, S>>(q);
+}
+template <size_t N, bool S> inline bool aqv_offer(void *q, const void *e)
+{
+	AqElem<N> x;
+	memcpy(x.b, e, N);
+	return static_cast<AqV<N, S> *>(q)->try_push(x);
+}
+template <size_t N, bool S> inline bool aqv_poll(void *q, void *out)
+{
+	AqElem<N> x;
+	if (!static_cast<AqV<N, S> *>(q)->try_pop(x))
+		return false;
+	memcpy(out, x.b, N);
+	return true;
+}
+
+/* vloops.h's calling convention (the size first). */
+#define AQV_NEW_M(n, c, np, u) aqv_new<n, false>(c, np, u)
+#define AQV_FREE_M(n, q) aqv_free<n, false>(q)
+#define AQV_OFFER_M(n, q, e) aqv_offer<n, false>(q, e)
+#define AQV_POLL_M(n, q, o) aqv_poll<n, false>(q, o)
+#define AQV_NEW_S(n, c, np, u) aqv_new<n, true>(c, np, u)
+#define AQV_FREE_S(n, q) aqv_free<n, true>(q)
+#define AQV_OFFER_S(n, q, e) aqv_offer<n, true>(q, e)
+#define AQV_POLL_S(n, q, o) aqv_poll<n, true>(q, o)
+
+CB_DEFINE_VALUE_LOOPS(aqv_mpmc, CB_VHOW_COPY, AQV_NEW_M, AQV_FREE_M,
+		      AQV_OFFER_M, AQV_POLL_M, CB_VNONE, CB_VNONE)
+CB_DEFINE_VALUE_LOOPS(aqv_spsc, CB_VHOW_COPY, AQV_NEW_S, AQV_FREE_S,
+		      AQV_OFFER_S, AQV_POLL_S, CB_VNONE, CB_VNONE)
+
 } // namespace
 
 /* Its slots carry no lap number: once the consumer of position i has
@@ -100,6 +157,48 @@ CB_DEFINE_LOOPS(aq_spsc, AqSpsc, aq_offer<AqSpsc>, aq_poll<AqSpsc>)
 extern "C" {
 extern const cb_adapter cb_adapter_aq_mpmc;
 extern const cb_adapter cb_adapter_aq_spsc;
+extern const cb_adapter cb_adapter_aq_mpmc_value;
+extern const cb_adapter cb_adapter_aq_spsc_value;
+
+const cb_adapter cb_adapter_aq_mpmc_value = {
+	.name = "atomic_queue:mpmc_value",
+	.family = "atomic_queue",
+	.desc = "atomic_queue AtomicQueueB2<struct of elemSize bytes>, "
+		"try_push/try_pop (C++)",
+	.contract = CB_MPMC,
+	.kind = CB_KIND_PEER,
+	.create = nullptr,
+	.destroy = nullptr,
+	.offer = nullptr,
+	.poll = nullptr,
+	.flush = nullptr,
+	.loops = nullptr,
+	.weak_order = AQ_WEAK_ORDER,
+	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
+	.vloops = &aqv_mpmc_vloops,
+};
+
+const cb_adapter cb_adapter_aq_spsc_value = {
+	.name = "atomic_queue:spsc_value",
+	.family = "atomic_queue",
+	.desc = "atomic_queue AtomicQueueB2<struct of elemSize bytes, ..., "
+		"SPSC=true>, try_push/try_pop (C++)",
+	.contract = CB_SPSC,
+	.kind = CB_KIND_PEER,
+	.create = nullptr,
+	.destroy = nullptr,
+	.offer = nullptr,
+	.poll = nullptr,
+	.flush = nullptr,
+	.loops = nullptr,
+	.weak_order = nullptr,
+	.variant = false,
+	.put = nullptr,
+	.take_until = nullptr,
+	.vloops = &aqv_spsc_vloops,
+};
 
 const cb_adapter cb_adapter_aq_mpmc = {
 	.name = "atomic_queue:mpmc",
@@ -117,6 +216,7 @@ const cb_adapter cb_adapter_aq_mpmc = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 
 const cb_adapter cb_adapter_aq_spsc = {
@@ -136,5 +236,6 @@ const cb_adapter cb_adapter_aq_spsc = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 }

@@ -154,6 +154,7 @@ const cb_adapter cb_adapter_boost_queue = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 
 extern const cb_adapter cb_adapter_boost_queue_u;
@@ -174,6 +175,7 @@ const cb_adapter cb_adapter_boost_queue_u = {
 	.variant = true,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 #endif
 
@@ -194,5 +196,6 @@ const cb_adapter cb_adapter_boost_spsc = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 }

@@ -31,6 +31,9 @@
  *       conq_FAM_create ARGS (a parenthesised argument list in terms of
  *       the requested `capacity`); VARIANT true: run only when a qType
  *       names it (the chunk sizes of the seed's tables).
+ *   CONQ_ADAPTER_V(FAM, CONTRACT, DESC) as CONQ_ADAPTER, and the family
+ *       runs QueueValueThroughput's "pointer only" loops too
+ *       (cb_vloops_conq_FAM, adapter_conq_value.c).
  *
  * The unbounded families run unbounded (capacity() CONQ_UNBOUNDED: the
  * harness primes them with qCapacity elements and lets them grow), as
@@ -43,6 +46,15 @@
 	CONQ_ADAPTER_ARGS(FAM, "conq:" #FAM, FAM, CONTRACT, DESC, (capacity),  \
 			  false)
 #define CONQ_ADAPTER_ARGS(ID, NAME, FAM, CONTRACT, DESC, ARGS, VARIANT)        \
+	CONQ_ADAPTER_ARGS_V(ID, NAME, FAM, CONTRACT, DESC, ARGS, VARIANT, NULL)
+/* ... that also runs QueueValueThroughput ("pointer only": VLOOPS, from
+ * adapter_conq_value.c). */
+#define CONQ_ADAPTER_V(FAM, CONTRACT, DESC)                                    \
+	extern const struct cb_vloops cb_vloops_conq_##FAM;                    \
+	CONQ_ADAPTER_ARGS_V(FAM, "conq:" #FAM, FAM, CONTRACT, DESC,            \
+			    (capacity), false, &cb_vloops_conq_##FAM)
+#define CONQ_ADAPTER_ARGS_V(ID, NAME, FAM, CONTRACT, DESC, ARGS, VARIANT,      \
+			    VLOOPS)                                            \
 	static void *ID##_create(size_t capacity, size_t *usable)              \
 	{                                                                      \
 		(void)capacity;                                                \
@@ -89,6 +101,7 @@
 		.variant = VARIANT,                                            \
 		.put = ID##_put,                                               \
 		.take_until = ID##_take_until,                                 \
+		.vloops = VLOOPS,                                              \
 	};
 
 /* A growing family at chunk (or initial) size N, labelled L ("1K"): the
@@ -101,13 +114,13 @@
 	CONQ_ADAPTER_ARGS(FAM##_##L, "conq:" #FAM "." #L, FAM, CONTRACT,       \
 			  "conq_" #FAM ", chunk " #L ", unbounded", (N), true)
 
-CONQ_ADAPTER(spsc_array, CB_SPSC,
+CONQ_ADAPTER_V(spsc_array, CB_SPSC,
 	     "conq_spsc_array: bounded SPSC ring of void* (offer/poll)")
-CONQ_ADAPTER(mpsc_array, CB_MPSC,
+CONQ_ADAPTER_V(mpsc_array, CB_MPSC,
 	     "conq_mpsc_array: bounded MPSC ring of void* (offer/poll)")
-CONQ_ADAPTER(spmc_array, CB_SPMC,
+CONQ_ADAPTER_V(spmc_array, CB_SPMC,
 	     "conq_spmc_array: bounded SPMC ring of void* (offer/poll)")
-CONQ_ADAPTER(mpmc_array, CB_MPMC,
+CONQ_ADAPTER_V(mpmc_array, CB_MPMC,
 	     "conq_mpmc_array: bounded MPMC ring of void* (offer/poll)")
 CONQ_ADAPTER_ARGS(spsc_chunked, "conq:spsc_chunked", spsc_chunked, CB_SPSC,
 		  "conq_spsc_chunked: bounded SPSC linked chunks of 1024 void*",

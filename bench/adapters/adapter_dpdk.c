@@ -272,3 +272,168 @@ const cb_adapter cb_adapter_dpdk_rte_ring_spsc_eventfd = {
 	.put = dpdk_ev_put,
 	.take_until = dpdk_ev_take_until,
 };
+
+/* ---- QueueValueThroughput: rte_ring_*_elem (workloads/vloops.h) ---------
+ *
+ *   dpdk:rte_ring_<pc>_elem     rte_ring_sp/mp_enqueue_elem and
+ *                               rte_ring_sc/mc_dequeue_elem with esize = the
+ *                               element size (a constant at each call: the
+ *                               copy loops of rte_ring_elem_pvt.h inline)
+ *   dpdk:rte_ring_<pc>_elem_zc  the zero-copy API (rte_ring_peek_zc.h):
+ *                               rte_ring_enqueue_zc_bulk_elem_start, write
+ *                               in place, rte_ring_enqueue_zc_elem_finish;
+ *                               rte_ring_dequeue_zc_bulk_elem_start, read in
+ *                               place, rte_ring_dequeue_zc_elem_finish. DPDK
+ *                               offers it in the single-thread (SP, SC) and
+ *                               head/tail-sync (HTS) modes only, so the
+ *                               multi-party sides of these rings are HTS
+ *
+ * for <pc> = spsc, mpsc, spmc, mpmc; on caller memory sized by
+ * rte_ring_get_memsize_elem(), rte_ring_init() as above (the element size is
+ * not stored in the ring: every call passes it). A ring of `count` slots
+ * holds count - 1 elements, as above.
+ */
+#include <rte_ring_elem.h>
+#include <rte_ring_peek_zc.h>
+
+#include "vloops.h"
+
+static void *dpdk_velem_new(size_t esize, size_t capacity, size_t *usable,
+			    unsigned flags)
+{
+	size_t count = cb_pow2_ceil(capacity < 2 ? 2 : capacity);
+	if (count == 0 || count > RTE_RING_SZ_MASK || esize % 4 != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ssize_t sz = rte_ring_get_memsize_elem((unsigned)esize, (unsigned)count);
+	if (sz <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct rte_ring *r = (struct rte_ring *)cb_alloc_aligned((size_t)sz);
+	if (r == NULL)
+		return NULL;
+	if (rte_ring_init(r, "conq-bench", (unsigned)count, flags) != 0) {
+		cb_free_aligned(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	*usable = rte_ring_get_capacity(r);
+	return r;
+}
+
+static void dpdk_vfree(size_t n, void *q)
+{
+	(void)n;
+	cb_free_aligned(q);
+}
+
+static CONQ__ALWAYS_INLINE bool dpdk_sp_voffer(size_t n, void *q,
+					       const void *e)
+{
+	return rte_ring_sp_enqueue_elem((struct rte_ring *)q,
+					(void *)(uintptr_t)e,
+					(unsigned)n) == 0;
+}
+static CONQ__ALWAYS_INLINE bool dpdk_mp_voffer(size_t n, void *q,
+					       const void *e)
+{
+	return rte_ring_mp_enqueue_elem((struct rte_ring *)q,
+					(void *)(uintptr_t)e,
+					(unsigned)n) == 0;
+}
+static CONQ__ALWAYS_INLINE bool dpdk_sc_vpoll(size_t n, void *q, void *out)
+{
+	return rte_ring_sc_dequeue_elem((struct rte_ring *)q, out,
+					(unsigned)n) == 0;
+}
+static CONQ__ALWAYS_INLINE bool dpdk_mc_vpoll(size_t n, void *q, void *out)
+{
+	return rte_ring_mc_dequeue_elem((struct rte_ring *)q, out,
+					(unsigned)n) == 0;
+}
+static CONQ__ALWAYS_INLINE void *dpdk_zc_vclaim(size_t n, void *q)
+{
+	struct rte_ring_zc_data zcd;
+	if (rte_ring_enqueue_zc_bulk_elem_start((struct rte_ring *)q,
+						(unsigned)n, 1, &zcd,
+						NULL) == 0)
+		return NULL;
+	return zcd.ptr1;
+}
+static CONQ__ALWAYS_INLINE bool dpdk_zc_vcommit(size_t n, void *q, void *s)
+{
+	(void)n;
+	(void)s;
+	rte_ring_enqueue_zc_elem_finish((struct rte_ring *)q, 1);
+	return true;
+}
+static CONQ__ALWAYS_INLINE const void *dpdk_zc_vpeek(size_t n, void *q)
+{
+	struct rte_ring_zc_data zcd;
+	if (rte_ring_dequeue_zc_bulk_elem_start((struct rte_ring *)q,
+						(unsigned)n, 1, &zcd,
+						NULL) == 0)
+		return NULL;
+	return zcd.ptr1;
+}
+static CONQ__ALWAYS_INLINE bool dpdk_zc_vrelease(size_t n, void *q,
+						 const void *s)
+{
+	(void)n;
+	(void)s;
+	rte_ring_dequeue_zc_elem_finish((struct rte_ring *)q, 1);
+	return true;
+}
+
+#define DPDK_VADAPTER(NAME, HOW, A, B, C, D, FLAGS, CONTRACT, DESC)            \
+	static void *dpdk_##NAME##_vnew(size_t n, size_t cap, unsigned np,     \
+					size_t *usable)                        \
+	{                                                                      \
+		(void)np;                                                      \
+		return dpdk_velem_new(n, cap, usable, FLAGS);                  \
+	}                                                                      \
+	CB_DEFINE_VALUE_LOOPS(dpdk_##NAME, HOW, dpdk_##NAME##_vnew,            \
+			      dpdk_vfree, A, B, C, D)                          \
+	extern const cb_adapter cb_adapter_dpdk_##NAME;                        \
+	const cb_adapter cb_adapter_dpdk_##NAME = {                            \
+		.name = "dpdk:" #NAME,                                         \
+		.family = "dpdk",                                              \
+		.desc = DESC,                                                  \
+		.contract = CONTRACT,                                          \
+		.kind = CB_KIND_PEER,                                          \
+		.vloops = &dpdk_##NAME##_vloops,                               \
+	};
+
+DPDK_VADAPTER(rte_ring_spsc_elem, CB_VHOW_COPY, dpdk_sp_voffer, dpdk_sc_vpoll,
+	      CB_VNONE, CB_VNONE, RING_F_SP_ENQ | RING_F_SC_DEQ, CB_SPSC,
+	      "DPDK rte_ring_sp_enqueue_elem/sc_dequeue_elem (esize = elemSize)")
+DPDK_VADAPTER(rte_ring_mpsc_elem, CB_VHOW_COPY, dpdk_mp_voffer, dpdk_sc_vpoll,
+	      CB_VNONE, CB_VNONE, RING_F_SC_DEQ, CB_MPSC,
+	      "DPDK rte_ring_mp_enqueue_elem/sc_dequeue_elem (esize = elemSize)")
+DPDK_VADAPTER(rte_ring_spmc_elem, CB_VHOW_COPY, dpdk_sp_voffer, dpdk_mc_vpoll,
+	      CB_VNONE, CB_VNONE, RING_F_SP_ENQ, CB_SPMC,
+	      "DPDK rte_ring_sp_enqueue_elem/mc_dequeue_elem (esize = elemSize)")
+DPDK_VADAPTER(rte_ring_mpmc_elem, CB_VHOW_COPY, dpdk_mp_voffer, dpdk_mc_vpoll,
+	      CB_VNONE, CB_VNONE, 0, CB_MPMC,
+	      "DPDK rte_ring_mp_enqueue_elem/mc_dequeue_elem (esize = elemSize)")
+DPDK_VADAPTER(rte_ring_spsc_elem_zc, CB_VHOW_CLAIM, dpdk_zc_vclaim,
+	      dpdk_zc_vcommit, dpdk_zc_vpeek, dpdk_zc_vrelease,
+	      RING_F_SP_ENQ | RING_F_SC_DEQ, CB_SPSC,
+	      "DPDK rte_ring zero-copy elem API (enqueue/dequeue_zc_*), SP/SC")
+DPDK_VADAPTER(rte_ring_mpsc_elem_zc, CB_VHOW_CLAIM, dpdk_zc_vclaim,
+	      dpdk_zc_vcommit, dpdk_zc_vpeek, dpdk_zc_vrelease,
+	      RING_F_MP_HTS_ENQ | RING_F_SC_DEQ, CB_MPSC,
+	      "DPDK rte_ring zero-copy elem API, MP in HTS mode (zc needs it), "
+	      "SC")
+DPDK_VADAPTER(rte_ring_spmc_elem_zc, CB_VHOW_CLAIM, dpdk_zc_vclaim,
+	      dpdk_zc_vcommit, dpdk_zc_vpeek, dpdk_zc_vrelease,
+	      RING_F_SP_ENQ | RING_F_MC_HTS_DEQ, CB_SPMC,
+	      "DPDK rte_ring zero-copy elem API, SP, MC in HTS mode (zc needs "
+	      "it)")
+DPDK_VADAPTER(rte_ring_mpmc_elem_zc, CB_VHOW_CLAIM, dpdk_zc_vclaim,
+	      dpdk_zc_vcommit, dpdk_zc_vpeek, dpdk_zc_vrelease,
+	      RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ, CB_MPMC,
+	      "DPDK rte_ring zero-copy elem API, MP/MC in HTS mode (zc needs "
+	      "it)")

@@ -204,6 +204,7 @@ const cb_adapter cb_adapter_mc_cq = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_rwq = {
@@ -223,6 +224,7 @@ const cb_adapter cb_adapter_mc_rwq = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_cq_u = {
@@ -243,6 +245,7 @@ const cb_adapter cb_adapter_mc_cq_u = {
 	.variant = true,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_rwq_u = {
@@ -262,6 +265,7 @@ const cb_adapter cb_adapter_mc_rwq_u = {
 	.variant = true,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 
 const cb_adapter cb_adapter_mc_bq = {
@@ -283,5 +287,6 @@ const cb_adapter cb_adapter_mc_bq = {
 	.variant = true,
 	.put = bq_put,
 	.take_until = bq_take_until,
+	.vloops = nullptr,
 };
 }

@@ -92,5 +92,6 @@ const cb_adapter cb_adapter_tbb_bounded = {
 	.variant = false,
 	.put = nullptr,
 	.take_until = nullptr,
+	.vloops = nullptr,
 };
 }

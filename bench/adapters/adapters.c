@@ -42,6 +42,20 @@ extern const cb_adapter cb_adapter_conq_mpsc_unbounded_16;
 extern const cb_adapter cb_adapter_conq_mpsc_unbounded_128;
 extern const cb_adapter cb_adapter_conq_mpsc_unbounded_1K;
 extern const cb_adapter cb_adapter_conq_mpsc_unbounded_16K;
+/* QueueValueThroughput only (vloops, no loops). */
+extern const cb_adapter cb_adapter_conq_spsc_value;
+extern const cb_adapter cb_adapter_conq_spsc_value_claim;
+extern const cb_adapter cb_adapter_conq_spsc_array_pool;
+extern const cb_adapter cb_adapter_conq_mpsc_value;
+extern const cb_adapter cb_adapter_conq_mpsc_value_claim;
+extern const cb_adapter cb_adapter_conq_mpsc_array_pool;
+extern const cb_adapter cb_adapter_conq_spmc_value;
+extern const cb_adapter cb_adapter_conq_spmc_value_claim;
+extern const cb_adapter cb_adapter_conq_spmc_array_pool;
+extern const cb_adapter cb_adapter_conq_mpmc_value;
+extern const cb_adapter cb_adapter_conq_mpmc_value_claim;
+extern const cb_adapter cb_adapter_conq_mpmc_array_pool;
+extern const cb_adapter cb_adapter_test_value_first_word;
 extern const cb_adapter cb_adapter_ceiling_stream;
 extern const cb_adapter cb_adapter_ceiling_stream_locked;
 extern const cb_adapter cb_adapter_mutex_ring;
@@ -59,10 +73,20 @@ extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc;
 extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_rts;
 extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_hts;
 extern const cb_adapter cb_adapter_dpdk_rte_ring_spsc_eventfd;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_spsc_elem;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_spsc_elem_zc;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_mpsc_elem;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_mpsc_elem_zc;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_spmc_elem;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_spmc_elem_zc;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_elem;
+extern const cb_adapter cb_adapter_dpdk_rte_ring_mpmc_elem_zc;
 #endif
 #ifdef CB_HAVE_ATOMIC_QUEUE
 extern const cb_adapter cb_adapter_aq_spsc;
 extern const cb_adapter cb_adapter_aq_mpmc;
+extern const cb_adapter cb_adapter_aq_spsc_value;
+extern const cb_adapter cb_adapter_aq_mpmc_value;
 #endif
 #ifdef CB_HAVE_URCU
 extern const cb_adapter cb_adapter_urcu_wfcq_mpsc;
@@ -128,6 +152,18 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_conq_mpsc_unbounded_128,
 	&cb_adapter_conq_mpsc_unbounded_1K,
 	&cb_adapter_conq_mpsc_unbounded_16K,
+	&cb_adapter_conq_spsc_value,
+	&cb_adapter_conq_spsc_value_claim,
+	&cb_adapter_conq_spsc_array_pool,
+	&cb_adapter_conq_mpsc_value,
+	&cb_adapter_conq_mpsc_value_claim,
+	&cb_adapter_conq_mpsc_array_pool,
+	&cb_adapter_conq_spmc_value,
+	&cb_adapter_conq_spmc_value_claim,
+	&cb_adapter_conq_spmc_array_pool,
+	&cb_adapter_conq_mpmc_value,
+	&cb_adapter_conq_mpmc_value_claim,
+	&cb_adapter_conq_mpmc_array_pool,
 #ifdef CB_HAVE_CK
 	&cb_adapter_ck_spsc,
 	&cb_adapter_ck_mpsc,
@@ -142,10 +178,20 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_dpdk_rte_ring_mpmc_rts,
 	&cb_adapter_dpdk_rte_ring_mpmc_hts,
 	&cb_adapter_dpdk_rte_ring_spsc_eventfd,
+	&cb_adapter_dpdk_rte_ring_spsc_elem,
+	&cb_adapter_dpdk_rte_ring_spsc_elem_zc,
+	&cb_adapter_dpdk_rte_ring_mpsc_elem,
+	&cb_adapter_dpdk_rte_ring_mpsc_elem_zc,
+	&cb_adapter_dpdk_rte_ring_spmc_elem,
+	&cb_adapter_dpdk_rte_ring_spmc_elem_zc,
+	&cb_adapter_dpdk_rte_ring_mpmc_elem,
+	&cb_adapter_dpdk_rte_ring_mpmc_elem_zc,
 #endif
 #ifdef CB_HAVE_ATOMIC_QUEUE
 	&cb_adapter_aq_spsc,
 	&cb_adapter_aq_mpmc,
+	&cb_adapter_aq_spsc_value,
+	&cb_adapter_aq_mpmc_value,
 #endif
 #ifdef CB_HAVE_MOODYCAMEL_RWQ
 	&cb_adapter_mc_rwq,
@@ -175,6 +221,7 @@ const cb_adapter *const cb_adapters[] = {
 	&cb_adapter_ceiling_stream_locked,
 	&cb_adapter_mutex_ring,
 	&cb_adapter_mutex_condvar,
+	&cb_adapter_test_value_first_word,
 };
 const size_t cb_nadapters = sizeof cb_adapters / sizeof cb_adapters[0];
 
@@ -273,12 +320,15 @@ const cb_peer cb_peers[] = {
 	 "ck_ring.h + libck", "libck-dev", CK_STATUS,
 	 "CONQ_BENCH_CK=OFF, or a ThreadSanitizer build: ck_pr's asm fences "
 	 "are invisible to TSan"},
-	{"dpdk:*", "DPDK rte_ring (SP/SC, MP/MC, RTS, HTS; caller memory)",
+	{"dpdk:*",
+	 "DPDK rte_ring (SP/SC, MP/MC, RTS, HTS, _elem, zero-copy; caller "
+	 "memory)",
 	 "pkg-config libdpdk (rte_ring.h + librte_ring)", "libdpdk-dev",
 	 DPDK_STATUS,
 	 "CONQ_BENCH_DPDK=OFF, or a ThreadSanitizer build: rte_atomic's asm "
 	 "and rte_smp_*mb compiler barriers are invisible to TSan"},
-	{"atomic_queue:*", "atomic_queue AtomicQueueB (C++; mpmc, spsc)",
+	{"atomic_queue:*",
+	 "atomic_queue AtomicQueueB (C++; mpmc, spsc), AtomicQueueB2 (values)",
 	 "atomic_queue/atomic_queue.h + a C++20 compiler",
 	 "libatomic-queue-dev", AQ_STATUS,
 	 "CONQ_BENCH_ATOMIC_QUEUE=OFF, or no C++ compiler"},

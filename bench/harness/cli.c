@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,10 @@ typedef struct preset {
 	unsigned sel;   /* as cb_options.sel */
 	const char *include; /* benchmarks run without a REGEX; NULL: all */
 	const char *desc;
+	/* -p settings, space-separated (NULL: none), each unless the command
+	 * line gives that parameter (qType: unless it gives a qType; the
+	 * preset's qTypes that this build lacks are left out). */
+	const char *params;
 } preset;
 
 #define TPT_ONLY "^QueueThroughputBackoffNone\\."
@@ -32,7 +37,14 @@ typedef struct preset {
  * QueueThroughputBackoffNone; bench_harness runs it). */
 #define SMOKE_SET                                                              \
 	"^(QueueThroughputBackoffNone|QueueBurstCost|QueueRoundTripLatency|"   \
-	"PingPong|Catchup|UnalignedAccess|MachineLimits|QueueHandoff)\\."
+	"PingPong|Catchup|UnalignedAccess|MachineLimits|QueueHandoff|"         \
+	"QueueValueThroughput)\\."
+/* Issue 14's targets: the SPSC value ring against conq_spsc_array with 4-
+ * and 8-byte elements, the MPSC claim/commit against DPDK's MP elem ring
+ * with 64-byte ones (wl_value.c prints the verdicts). */
+#define VALUE_QTYPES                                                           \
+	"qType=conq:spsc_value,conq:spsc_array,conq:mpsc_value_claim,"         \
+	"dpdk:rte_ring_mpsc_elem elemSize=4,8,64"
 
 #define PRESET_MS ((uint64_t)CB_NS_PER_MS)
 #define PRESET_S ((uint64_t)CB_NS_PER_S)
@@ -42,32 +54,44 @@ static const preset presets[] = {
 	 CB_ALL_CONTRACTS, TPT_ONLY,
 	 "the default, `make bench`: every queue at -tg 1,1 (one thread per "
 	 "CPU on 2 CPUs), interleaved in one fork; each conq queue against the "
-	 "best peer of its contract (about 80 s)"},
+	 "best peer of its contract (about 80 s)",
+	 NULL},
 	{"smoke", 1, 1, 2, 10 * PRESET_MS, 20 * PRESET_MS, 1, "1,1 2,1 1,2 2,2",
 	 1024, CB_ALL_CONTRACTS, SMOKE_SET,
 	 "CI: every benchmark (QueueThroughputSlowSide aside), every queue at "
 	 "every shape it allows, --check, qCapacity 1024 (wraps and fills "
-	 "often)"},
+	 "often); QueueValueThroughput at elemSize 64",
+	 "elemSize=64"},
 	{"default", 3, 5, 10, 500 * PRESET_MS, 500 * PRESET_MS, 0,
 	 "1,1 2,1 1,2 2,2", 131072, 0, NULL,
 	 "JMH-like: every benchmark, 3 forks, each shape with the queues of its narrowest "
-	 "contract (~10 min with every peer)"},
+	 "contract (~10 min with every peer); QueueValueThroughput at elemSize 64",
+	 "elemSize=64"},
 	{"jctools", 5, 10, 10, 1 * PRESET_S, 1 * PRESET_S, 0, "1,1", 132000, 0,
 	 "^Queue(ThroughputBackoffNone|BurstCost|RoundTripLatency)\\.",
 	 "JCTools' benchmarks with JCTools' settings: JMH's 5 forks, "
 	 "@Warmup/@Measurement(iterations = 10, time = 1 s), qCapacity 132000 "
-	 "(rounded up by each queue), -tg 1,1"},
+	 "(rounded up by each queue), -tg 1,1",
+	 NULL},
 	{"mpmc", 1, 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,2", 131072,
-	 CB_MPMC, TPT_ONLY, "MPMC queues (and the mutex floor) at -tg 1,1 and 2,2"},
+	 CB_MPMC, TPT_ONLY, "MPMC queues (and the mutex floor) at -tg 1,1 and 2,2",
+	 NULL},
 	{"mpsc", 1, 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 2,1", 131072,
-	 CB_MPSC, TPT_ONLY, "MPSC queues at -tg 1,1 and 2,1"},
+	 CB_MPSC, TPT_ONLY, "MPSC queues at -tg 1,1 and 2,1", NULL},
 	{"spmc", 1, 2, 20, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1 1,2", 131072,
-	 CB_SPMC, TPT_ONLY, "SPMC queues at -tg 1,1 and 1,2"},
+	 CB_SPMC, TPT_ONLY, "SPMC queues at -tg 1,1 and 1,2", NULL},
 	{"slowside", 1, 2, 10, 200 * PRESET_MS, 200 * PRESET_MS, 0, "1,1",
 	 131072, CB_ALL_CONTRACTS, "^QueueThroughputSlowSide\\.",
 	 "every queue at -tg 1,1 with the consumer slowed (the producer spins "
 	 "on a full queue), then the producer slowed (the consumer spins on "
-	 "an empty one): what failed calls cost the other side"},
+	 "an empty one): what failed calls cost the other side",
+	 NULL},
+	{"value", 1, 2, 10, 100 * PRESET_MS, 200 * PRESET_MS, 0, "1,1", 131072,
+	 CB_ALL_CONTRACTS, "^QueueValueThroughput\\.",
+	 "issue 14's targets: conq:spsc_value and conq:spsc_array, "
+	 "conq:mpsc_value_claim and dpdk:rte_ring_mpsc_elem, interleaved, at "
+	 "elemSize 4, 8 and 64, -tg 1,1; prints the ratios and the verdicts",
+	 VALUE_QTYPES},
 };
 
 void cb_usage(FILE *f)
@@ -94,7 +118,7 @@ void cb_usage(FILE *f)
 		"Run control\n"
 		"  --preset NAME        quick (default, `make bench`) | smoke | "
 		"default | jctools | mpmc |\n"
-		"                       mpsc | spmc | slowside (below); "
+		"                       mpsc | spmc | slowside | value (below); "
 		"explicit options "
 		"override the preset's\n"
 		"  -f N                 forks: each point runs in N fresh "
@@ -154,7 +178,7 @@ void cb_usage(FILE *f)
 		char w[32], r[32];
 		fprintf(f,
 			"  %-7s -f %d -wi %d -w %s -i %d -r %s%s, -tg %s, "
-			"qCapacity %zu%s%s\n          %s\n",
+			"qCapacity %zu%s%s%s%s\n          %s\n",
 			presets[k].name, presets[k].forks, presets[k].wi,
 			cb_fmt_time(presets[k].w_ns, w, sizeof w), presets[k].i,
 			cb_fmt_time(presets[k].r_ns, r, sizeof r),
@@ -162,6 +186,8 @@ void cb_usage(FILE *f)
 			presets[k].capacity,
 			presets[k].include ? ", REGEX " : "",
 			presets[k].include ? presets[k].include : "",
+			presets[k].params ? ", -p " : "",
+			presets[k].params ? presets[k].params : "",
 			presets[k].desc);
 	}
 }
@@ -445,6 +471,44 @@ bad:
 	return -1;
 }
 
+/* A preset's -p settings ("NAME=V1,V2 NAME=..."), each unless the command
+ * line set it; its qTypes without the ones this build lacks. */
+static int preset_params(cb_options *o, const char *params)
+{
+	char *copy = (char *)keep(strdup(params));
+	if (copy == NULL)
+		return -1;
+	char *save = NULL;
+	for (char *kv = strtok_r(copy, " ", &save); kv != NULL;
+	     kv = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq == NULL)
+			return -1;
+		*eq = '\0';
+		const char *v = eq + 1;
+		if (strcmp(kv, "qType") != 0) {
+			if (cb_find_param(o, kv) == NULL &&
+			    set_param(o, kv, v, 0) != 0)
+				return -1;
+			continue;
+		}
+		if (o->nqtype > 0)
+			continue;
+		const char *vals[CB_MAX_LIST];
+		size_t nv = 0;
+		if (split_list(v, vals, &nv) != 0)
+			return -1;
+		for (size_t k = 0; k < nv; k++)
+			for (size_t a = 0; a < cb_nadapters; a++)
+				if (fnmatch(vals[k], cb_adapters[a]->name,
+					    0) == 0) {
+					o->qtype[o->nqtype++] = vals[k];
+					break;
+				}
+	}
+	return 0;
+}
+
 int cb_parse_args(int argc, char **argv, cb_options *o)
 {
 	memset(o, 0, sizeof *o);
@@ -595,7 +659,7 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 	if (p == NULL) {
 		fprintf(stderr,
 			"conq-bench: unknown preset '%s' (quick | smoke | "
-			"default | jctools | mpmc | mpsc | spmc | slowside)\n",
+			"default | jctools | mpmc | mpsc | spmc | slowside | value)\n",
 			o->preset);
 		return 2;
 	}
@@ -611,6 +675,8 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 	o->sel = p->sel;
 	if (o->ninclude == 0 && p->include != NULL)
 		o->include[o->ninclude++] = p->include;
+	if (p->params != NULL && preset_params(o, p->params) != 0)
+		return 2;
 	if (o->wi < 0)
 		o->wi = p->wi;
 	if (o->i < 0)

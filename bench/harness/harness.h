@@ -83,6 +83,7 @@ typedef struct cb_worker {
 	uint64_t failed;     /* failed ops in the measured window */
 	uint64_t extra;      /* successful ops in catch-up and warm-down */
 	uint64_t seq_errors; /* --check: elements out of order or stray */
+	uint64_t torn; /* QueueValueThroughput: elements whose words differ */
 	uint64_t t_start, t_stop;
 	/* The thread's own view of the whole role call (catch-up to
 	 * warm-down): involuntary context switches and the share of the wall

@@ -73,11 +73,18 @@ static void list_all(const cb_options *o)
 	}
 	static const char *const kinds[] = {"own", "peer", "baseline"};
 	printf("Queue adapters (qType) compiled in; contract SPSC runs at "
-	       "-tg 1,1, MPSC at P,1, SPMC at 1,C, MPMC at any P,C:\n");
+	       "-tg 1,1, MPSC at P,1, SPMC at 1,C, MPMC at any P,C; "
+	       "[values]: QueueValueThroughput only, [+values]: there too:\n");
 	for (size_t k = 0; k < cb_nadapters; k++) {
 		const cb_adapter *a = cb_adapters[k];
-		printf("  %-24s %-9s %-5s %s\n", a->name, kinds[a->kind],
-		       cb_contract_name(a->contract), a->desc);
+		if (strcmp(a->family, "test") == 0 && !o->test_workloads)
+			continue; /* the harness tests' own */
+		printf("  %-26s %-9s %-5s %s%s\n", a->name, kinds[a->kind],
+		       cb_contract_name(a->contract),
+		       a->vloops == NULL ? ""
+		       : a->loops == NULL ? "[values] "
+					  : "[+values] ",
+		       a->desc);
 	}
 }
 

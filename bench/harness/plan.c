@@ -334,7 +334,9 @@ int cb_plan_build(const cb_options *o, cb_plan *plan, int quiet)
 					const cb_adapter *ads[CB_MAX_LIST * 4],
 					    *skp[CB_MAX_LIST * 4];
 					size_t nskp;
-					int na = cb_select_adapters(
+					int na = (wl->values
+							  ? cb_select_value_adapters
+							  : cb_select_adapters)(
 					    o, pt.tg_p, pt.tg_c, ads,
 					    CB_MAX_LIST * 4, skp, &nskp);
 					if (na < 0)

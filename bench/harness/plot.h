@@ -4,7 +4,11 @@
  * shape, params) a bar chart of every queue's score (median, whiskers from
  * min to max, conq's queues, peers and baselines in their own colours), and
  * for each sample-mode result its latency percentile curve (HdrHistogram's
- * style: x = 1/(1-p) on a log axis). Each chart is a data file (.dat) and a
+ * style: x = 1/(1-p) on a log axis), and for each set of results that
+ * differ only in one numeric parameter (QueueValueThroughput's elemSize, a
+ * qCapacity list) a sweep: that parameter on a log2 x axis, a line per
+ * queue (median, whiskers min..max; conq's solid, peers dashed, baselines
+ * dotted), named ..._sweep_<param>. Each chart is a data file (.dat) and a
  * gnuplot script (.gp) that writes a PNG and an SVG; the scripts are run
  * when gnuplot is on the PATH (else a message says how to render them).
  */

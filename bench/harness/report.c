@@ -240,6 +240,29 @@ static int ratio_line(FILE *f, const char *lhs, const char *note,
 	return 0;
 }
 
+int cb_report_ratio_line(FILE *f, const char *lhs, const cb_result *a,
+			 const cb_result *b)
+{
+	size_t n = a->primary.n < b->primary.n ? a->primary.n : b->primary.n;
+	return ratio_line(f, lhs, "", a->primary.v, b->primary.v, n,
+			  a->disturbed, b->disturbed);
+}
+
+double cb_round_ratio(const cb_result *a, const cb_result *b)
+{
+	size_t n = a->primary.n < b->primary.n ? a->primary.n : b->primary.n;
+	double *q = (double *)calloc(n ? n : 1, sizeof *q);
+	if (q == NULL || n == 0) {
+		free(q);
+		return NAN;
+	}
+	for (size_t k = 0; k < n; k++)
+		q[k] = a->primary.v[k] / b->primary.v[k];
+	double m = cb_median(q, n);
+	free(q);
+	return m;
+}
+
 static int is_rival(const cb_result *ra, const cb_result *rb,
 		    unsigned contracts)
 {
@@ -518,6 +541,9 @@ void cb_report_text(FILE *f, const cb_results *rs)
 	print_table(f, rs);
 	print_latency(f, rs);
 	print_ratios(f, rs);
+	for (size_t k = 0; k < cb_nworkloads; k++)
+		if (cb_workloads[k]->report != NULL)
+			cb_workloads[k]->report(f, rs);
 	print_notes(f, rs);
 	fprintf(f, "\nREMEMBER: these numbers are just data: a few-thread "
 		   "benchmark on a shared or virtual machine measures the "

@@ -23,6 +23,15 @@ int cb_write_results(const cb_options *o, const cb_env *env,
 /* The warnings of one result (JMH's [!] footnotes): at most max lines. */
 size_t cb_result_warnings(const cb_result *r, char (*w)[160], size_t max);
 
+/* A ratio line of the ratio block for a / b (their primary scores, the
+ * same rounds): the ratio of medians, the median and IQR of the per-round
+ * ratios, and over the undisturbed rounds. -1 on ENOMEM. */
+int cb_report_ratio_line(FILE *f, const char *lhs, const cb_result *a,
+			 const cb_result *b);
+
+/* The median of the per-round ratios a[k] / b[k]; NAN if none. */
+double cb_round_ratio(const cb_result *a, const cb_result *b);
+
 /* "qCapacity=1024 burstSize=10" (the result's parameters) into buf. */
 const char *cb_result_params(const cb_result *r, char *buf, size_t n);
 

@@ -24,6 +24,10 @@
  *    one -r (an ss iteration ends with its shot);
  *  - compare: ratios, verdicts and exit status on files with known data;
  *  - --plot: data and scripts written, rendered when gnuplot is present;
+ *  - QueueValueThroughput: conq's value adapters checked (JSON), its report
+ *    block and target lines, the elemSize sweep chart, a queue that moves
+ *    only part of an element failing as torn, a bad elemSize, the value
+ *    preset;
  *  - usage errors exit 2.
  */
 #include <errno.h>
@@ -674,6 +678,110 @@ static void test_plot(void)
 	run_free(&r);
 }
 
+/* Occurrences of needle in hay. */
+static size_t count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* QueueValueThroughput: conq's value adapters at 1,1 and 2,2 with 4-byte
+ * elements (the sequence mod 2^26) and --check, every result's checks read
+ * back from its JSON; the value block and the targets' lines of the text
+ * report; the elemSize sweep of --plot; a queue that moves only the first
+ * word of a 64-byte element fails as torn (exit 1); a size the loops were
+ * not built for is a usage error; the value preset's target lines. */
+static void test_value(void)
+{
+	check_context("value");
+	run r;
+	const char *args[] = {"QueueValueThroughput", "-tg", "1,1", "-tg",
+			      "2,2", "-p", "qType=conq:*", "-p", "elemSize=4",
+			      "-p", "qCapacity=1024", "--check", "-wi", "1",
+			      "-i", "2", "-w", "10ms", "-r", "20ms", "-rf",
+			      "json", "-rff", "value.json", NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	cb_json *j = load_json("value.json");
+	/* At 1,1 every contract's 4 (array, array_pool, value,
+	 * value_claim); at 2,2 the MPMC ones. */
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 16 + 4)) {
+		for (size_t k = 0; k < j->n; k++) {
+			const cb_json *e = &j->kid[k];
+			check_context("value %s %s",
+				      jstr(cb_json_get(e, "params"), "qType"),
+				      jstr(cb_json_get(e, "params"), "tg"));
+			check_jmh_entry(e, 1, 2);
+			CHECK_TRUE(strcmp(jstr(cb_json_get(e, "params"),
+					       "elemSize"),
+					  "4") == 0);
+			const cb_json *cb = cb_json_get(e, "conqBench");
+			const cb_json *ck = cb_json_get(cb, "checks");
+			double cap =
+			    cb_json_number(cb_json_get(cb, "capacityActual"));
+			CHECK_TRUE(cb_json_get(ck, "everyElement") != NULL &&
+				   cb_json_get(ck, "everyElement")->type ==
+				       CB_JTRUE);
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")),
+				 0);
+			CHECK_TRUE(cb_json_number(
+				       cb_json_get(ck, "maxDrained")) <= cap);
+		}
+	}
+	cb_json_free(j);
+	check_context("value report");
+	CHECK_TRUE(strstr(r.out, "QueueValueThroughput: pollsMade") != NULL);
+	CHECK_EQ(count_str(r.out, "conq:spsc_value / conq:spsc_array >= 1.6x"),
+		 1);
+	run_free(&r);
+
+	check_context("value sweep");
+	const char *sweep[] = {"QueueValueThroughput", "-p",
+			       "qType=conq:spsc_value,conq:spsc_array", "-p",
+			       "elemSize=8,16", "-p", "qCapacity=1024", "-wi",
+			       "0", "-i", "2", "-w", "10ms", "-r", "10ms",
+			       "--plot", "vplots", NULL};
+	run_bench(&r, sweep);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(exists_ext("vplots/QueueValueThroughput.tpt_thrpt_tg1-1_"
+			      "qCapacity_1024_sweep_elemSize",
+			      "dat"));
+	CHECK_TRUE(exists_ext("vplots/QueueValueThroughput.tpt_thrpt_tg1-1_"
+			      "elemSize_16_qCapacity_1024",
+			      "gp"));
+	run_free(&r);
+
+	check_context("value torn");
+	const char *torn[] = {"QueueValueThroughput", "-p",
+			      "qType=test:value_first_word", "-p",
+			      "elemSize=64", "-p", "qCapacity=1024", "-wi",
+			      "0", "-i", "2", "-w", "10ms", "-r", "10ms",
+			      NULL};
+	run_bench(&r, torn);
+	CHECK_EQ(r.status, 1);
+	CHECK_TRUE(strstr(r.err, "torn") != NULL);
+	run_free(&r);
+
+	check_context("value bad size");
+	const char *bad[] = {"QueueValueThroughput", "-p", "elemSize=12",
+			     "-wi", "0", "-i", "1", "-f", "0", NULL};
+	run_bench(&r, bad);
+	CHECK_EQ(r.status, 2);
+	CHECK_TRUE(strstr(r.err, "elemSize 12") != NULL);
+	run_free(&r);
+
+	check_context("value preset");
+	const char *pre[] = {"--preset", "value", "-wi", "0", "-i", "1",
+			     "-r", "10ms", "-p", "qCapacity=1024", NULL};
+	run_bench(&r, pre);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(strstr(r.out, "Issue 14's targets") != NULL);
+	CHECK_EQ(count_str(r.out, "conq:spsc_value / conq:spsc_array >= "), 2);
+	run_free(&r);
+}
+
 static void test_usage(void)
 {
 	check_context("usage");
@@ -725,6 +833,7 @@ int main(int argc, char **argv)
 	test_single_shot();
 	test_compare();
 	test_plot();
+	test_value();
 	test_usage();
 	/* Leave the scratch directory for a failed run's post-mortem. */
 	if (check_failed() == 0) {

@@ -58,12 +58,14 @@
 #include "histogram.h"
 #include "loops.h"
 #include "stats.h"
+#include "vloops.h"
 #include "wl_common.h"
 #include "workload.h"
 
 #define TPT_MAX_QUEUES 64
 #define TPT_BENCH "QueueThroughputBackoffNone.tpt"
 #define SLOW_BENCH "QueueThroughputSlowSide.tpt"
+#define VALUE_BENCH "QueueValueThroughput.tpt"
 /* An iteration is "disturbed" when a worker ran less than this share of it
  * (oversubscribed: when all together ran less than this share of the CPUs
  * they had). */
@@ -84,6 +86,14 @@ typedef struct tpt_trial {
 	size_t usable;
 	size_t cap; /* requested */
 	unsigned np, nc;
+	/* QueueValueThroughput: the element size's functions (else NULL),
+	 * the size, and the bits of sequence an element's first word holds
+	 * (58; 26 in a 4-byte value) with the mask of that word. */
+	const cb_vsize *vs;
+	size_t esize;
+	unsigned sbits;
+	uint64_t wmask;
+	uint64_t torn; /* elements with a word unlike the first, so far */
 	cb_group g;
 	int running;
 	cb_chk *chk[CB_MAX_THREADS]; /* per consumer, --check only */
@@ -111,8 +121,12 @@ static void violation(tpt_trial *t, const char *what, const char *fmt, ...)
 {
 	char who[200];
 	va_list ap;
-	snprintf(who, sizeof who, "%s -tg %u,%u qCapacity=%zu", t->a->name,
-		 t->np, t->nc, t->cap);
+	if (t->vs != NULL)
+		snprintf(who, sizeof who, "%s -tg %u,%u qCapacity=%zu elemSize=%zu",
+			 t->a->name, t->np, t->nc, t->cap, t->esize);
+	else
+		snprintf(who, sizeof who, "%s -tg %u,%u qCapacity=%zu",
+			 t->a->name, t->np, t->nc, t->cap);
 	va_start(ap, fmt);
 	cb_wl_vviolation(&t->violations, who, what, fmt, ap);
 	va_end(ap);
@@ -124,6 +138,25 @@ static uint64_t tri(uint64_t n)
 	return n % 2 == 0 ? (n / 2) * (n + 1) : n * ((n + 1) / 2);
 }
 
+/* Single-threaded offer and poll of an element by its first word w (a
+ * pointer queue: w is the pointer; a value adapter: every word of the
+ * element is w, and poll reads them all, counting a torn one in *torn). */
+static bool trial_offer(tpt_trial *t, uint64_t w)
+{
+	if (t->vs != NULL)
+		return t->vs->offer(t->q, w);
+	return t->a->offer(t->q, (void *)(uintptr_t)w);
+}
+
+static bool trial_poll(tpt_trial *t, uint64_t *w, uint64_t *torn)
+{
+	if (t->vs != NULL)
+		return t->vs->poll(t->q, w, torn);
+	void *e = t->a->poll(t->q);
+	*w = (uint64_t)(uintptr_t)e;
+	return e != NULL;
+}
+
 /* Fill until offer fails, which must happen at the capacity, then drain
  * (in order) until empty. Producer 0's sequence 1..n; the producers start
  * from 1 afterwards anyway (the queue is empty again). */
@@ -133,16 +166,14 @@ static void prime(tpt_trial *t)
 	uint64_t n = 0;
 	if (t->usable == SIZE_MAX) {
 		/* Unbounded (usable SIZE_MAX): qCapacity elements, all taken. */
-		while (n < t->cap &&
-		       a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
+		while (n < t->cap && trial_offer(t, cb_elem_bits(0, n + 1)))
 			n++;
 		if (n != t->cap)
 			violation(t, "prime",
 				  "an unbounded queue refused offer %" PRIu64,
 				  n + 1);
 	} else {
-		while (n <= t->usable &&
-		       a->offer(t->q, (void *)cb_elem_bits(0, n + 1)))
+		while (n <= t->usable && trial_offer(t, cb_elem_bits(0, n + 1)))
 			n++;
 		if (n != t->usable)
 			violation(t, "prime",
@@ -152,19 +183,18 @@ static void prime(tpt_trial *t)
 	}
 	if (a->flush != NULL)
 		a->flush(t->q);
-	uint64_t got = 0, errors = 0;
-	void *e;
-	while (got <= t->usable && (e = a->poll(t->q)) != NULL) {
-		errors += (uintptr_t)e != cb_elem_bits(0, got + 1);
+	uint64_t got = 0, errors = 0, torn = 0, e;
+	while (got <= t->usable && trial_poll(t, &e, &torn)) {
+		errors += e != (cb_elem_bits(0, got + 1) & t->wmask);
 		got++;
 	}
 	if (a->flush != NULL)
 		a->flush(t->q);
-	if (got != n || errors != 0)
+	if (got != n || errors != 0 || torn != 0)
 		violation(t, "prime",
 			  "drained %" PRIu64 " of %" PRIu64 " (%" PRIu64
-			  " out of order)",
-			  got, n, errors);
+			  " out of order, %" PRIu64 " torn)",
+			  got, n, errors, torn);
 }
 
 /* Single-threaded, after an iteration: take everything out. Each producer's
@@ -177,16 +207,19 @@ static uint64_t drain(tpt_trial *t, uint64_t *errors, uint64_t *stray)
 	memset(dn, 0, sizeof dn);
 	if (a->flush != NULL)
 		a->flush(t->q);
-	uint64_t n = 0;
-	void *e;
-	while (n <= t->usable && (e = a->poll(t->q)) != NULL) {
+	uint64_t n = 0, e;
+	while (n <= t->usable && trial_poll(t, &e, &t->torn)) {
 		n++;
-		unsigned pid = cb_elem_pid(e);
-		uint64_t s = cb_elem_seq(e);
+		unsigned pid = (unsigned)(e & CB_PID_MASK);
 		if (pid >= t->np) {
 			(*stray)++;
 			continue;
 		}
+		/* A 4-byte value holds the sequence mod 2^26: the one nearest
+		 * the producer's last (what is left is at most a capacity
+		 * behind it). */
+		uint64_t s = cb_vseq_near(e >> CB_PID_BITS, t->g.w[pid].seq - 1,
+					  t->sbits);
 		*errors += dn[pid] > 0 && s != last[pid] + 1;
 		last[pid] = s;
 		dn[pid]++;
@@ -220,13 +253,23 @@ static void check_iteration(tpt_trial *t, const cb_options *o, bool oversub,
 		offered += w[k].made + w[k].extra;
 		idle += w[k].made == 0;
 	}
+	uint64_t torn = t->torn;
 	for (unsigned k = t->np; k < t->np + t->nc; k++) {
 		cmade += w[k].made;
 		cextra += w[k].extra;
 		polled += w[k].made + w[k].extra;
 		seq_errors += w[k].seq_errors;
 		idle += w[k].made == 0;
+		torn += t->vs != NULL ? w[k].torn : 0;
 	}
+	/* QueueValueThroughput: every element read whole, every word as
+	 * the producer wrote it. */
+	if (torn != 0)
+		violation(t, "torn",
+			  "%" PRIu64 " element%s of %zu bytes with a word "
+			  "unlike the first (polled or drained)",
+			  torn, torn == 1 ? "" : "s", t->esize);
+	t->torn = 0;
 	if (polled > offered || offered - polled != drained)
 		violation(t, "conservation",
 			  "offered %" PRIu64 " - polled %" PRIu64
@@ -293,8 +336,12 @@ static void trial_stop(tpt_trial *t)
 	if (t->running)
 		cb_group_stop(&t->g);
 	t->running = 0;
-	if (t->q != NULL)
-		t->a->destroy(t->q);
+	if (t->q != NULL) {
+		if (t->vs != NULL)
+			t->vs->destroy(t->q);
+		else
+			t->a->destroy(t->q);
+	}
 	t->q = NULL;
 	for (unsigned c = 0; c < CB_MAX_THREADS; c++) {
 		cb_free_aligned(t->chk[c]);
@@ -397,8 +444,9 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 		      const cb_env *env, cb_results *rs,
 		      const cb_adapter **ads, size_t na,
 		      const cb_adapter **skipped, size_t nskipped, size_t cap,
-		      unsigned np, unsigned nc)
+		      unsigned np, unsigned nc, size_t esize)
 {
+	const int vsi = esize ? cb_vsize_index(esize) : -1;
 	const int avgt = o->mode == CB_MODE_AVGT;
 	const int sample = o->mode == CB_MODE_SAMPLE;
 	const char *unit = avgt ? "ns/op" : "ops/us";
@@ -429,7 +477,18 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 		tr->cap = cap;
 		tr->np = np;
 		tr->nc = nc;
-		tr->q = ads[j]->create(cap, &tr->usable);
+		tr->esize = esize;
+		tr->sbits = 64u - CB_PID_BITS;
+		tr->wmask = UINT64_MAX;
+		if (vsi >= 0) {
+			tr->vs = &ads[j]->vloops->size[vsi];
+			tr->sbits = cb_vseq_bits(ads[j]->vloops->how, esize);
+			tr->wmask = cb_vword(ads[j]->vloops->how, esize,
+					     UINT64_MAX);
+			tr->q = tr->vs->create(cap, np, &tr->usable);
+		} else {
+			tr->q = ads[j]->create(cap, &tr->usable);
+		}
 		if (tr->q == NULL) {
 			fprintf(stderr, "conq-bench: %s: create(%zu) failed\n",
 				ads[j]->name, cap);
@@ -474,7 +533,11 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 		const cb_loops *l = ads[j]->loops;
 		cb_role_fn roles[CB_MAX_THREADS];
 		for (unsigned k = 0; k < n; k++) {
-			if (sample)
+			if (tr->vs != NULL)
+				roles[k] = k < np     ? tr->vs->tpt_offer
+					   : o->check ? tr->vs->tpt_poll_checked
+						      : tr->vs->tpt_poll;
+			else if (sample)
 				roles[k] = k < np	? l->tpt_offer_sampled
 					   : o->check ? l->tpt_poll_sampled_checked
 						      : l->tpt_poll_sampled;
@@ -573,6 +636,15 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 	       o->i, o->i == 1 ? "" : "s",
 	       cb_fmt_time(o->r_ns, r, sizeof r),
 	       o->rotate && na > 1 ? " (order rotated each round)" : "");
+	if (esize != 0)
+		printf("# Elements: %zu bytes each, every word written by the "
+		       "producer and read by the consumer; _value: offer/poll "
+		       "(copied in from the producer's buffer, out into the "
+		       "consumer's), _claim/_zc: written and read in place, "
+		       "_array: the pointer alone (\"pointer only\", whatever "
+		       "the size), _array_pool: a pointer to a pooled payload "
+		       "of %zu bytes (bench/README.md)\n",
+		       esize, esize);
 	if (owork || pwork) {
 		const uint32_t wk = owork ? owork : pwork;
 		const unsigned nslow = owork ? np : nc;
@@ -713,8 +785,9 @@ static int run_trials(const cb_workload *wl, const cb_options *o,
 			rc = 1;
 			goto out;
 		}
-		res->benchmark =
-			wl == &cb_wl_slowside ? SLOW_BENCH : TPT_BENCH;
+		res->benchmark = wl == &cb_wl_slowside ? SLOW_BENCH
+				 : esize != 0	       ? VALUE_BENCH
+							: TPT_BENCH;
 		res->mode = cb_mode_name(o->mode);
 		res->adapter = t[j].a;
 		res->capacity = cap;
@@ -777,16 +850,50 @@ out:
 	return rc;
 }
 
+extern const cb_workload cb_wl_value;
+
+/* QueueValueThroughput's element size, checked: 0 and an error printed if
+ * it is not one the loops were instantiated for (vloops.h), or too small
+ * for the capacity (a 4-byte element holds 26 bits of sequence: the check
+ * tells a sequence from its neighbours up to 2^25 apart). */
+static size_t value_esize(const cb_options *o)
+{
+	uint64_t v;
+	if (cb_param_u64(o, "elemSize", &v) != 0)
+		return 0;
+	if (cb_vsize_index((size_t)v) < 0) {
+		fprintf(stderr,
+			"conq-bench: elemSize %" PRIu64 ": one of %s bytes\n", v,
+			CB_VSIZES_TEXT);
+		return 0;
+	}
+	if (v == 4 && o->capacity[0] > ((size_t)1 << 24)) {
+		fprintf(stderr, "conq-bench: elemSize 4 takes qCapacity up to "
+				"2^24 (its elements hold 26 bits of "
+				"sequence)\n");
+		return 0;
+	}
+	return (size_t)v;
+}
+
 static int tpt_run(const cb_workload *wl, const cb_options *o,
 		   const cb_env *env, cb_results *rs)
 {
 	const cb_adapter *ads[TPT_MAX_QUEUES], *skipped[TPT_MAX_QUEUES];
 	size_t nskipped;
 	size_t ran = 0;
+	const bool values = wl == &cb_wl_value;
+	const size_t esize = values ? value_esize(o) : 0;
+	if (values && esize == 0)
+		return 2;
 	for (size_t s = 0; s < o->ntg; s++) {
 		unsigned np = o->tg_p[s], nc = o->tg_c[s];
-		int na = cb_select_adapters(o, np, nc, ads, TPT_MAX_QUEUES,
-					    skipped, &nskipped);
+		int na = values ? cb_select_value_adapters(
+				      o, np, nc, ads, TPT_MAX_QUEUES, skipped,
+				      &nskipped)
+				: cb_select_adapters(o, np, nc, ads,
+						     TPT_MAX_QUEUES, skipped,
+						     &nskipped);
 		if (na < 0)
 			return 2;
 		if (na == 0) {
@@ -807,7 +914,7 @@ static int tpt_run(const cb_workload *wl, const cb_options *o,
 		for (size_t c = 0; c < o->ncapacity; c++) {
 			int rc = run_trials(wl, o, env, rs, ads, (size_t)na,
 					    skipped, nskipped, o->capacity[c],
-					    np, nc);
+					    np, nc, esize);
 			if (rc != 0)
 				return rc;
 		}
@@ -872,4 +979,38 @@ const cb_workload cb_wl_throughput = {
 	.groups = true,
 	.params = tpt_params,
 	.nparams = sizeof tpt_params / sizeof tpt_params[0],
+};
+
+/* QueueValueThroughput: QueueThroughputBackoffNone's protocol and counts
+ * with elements of elemSize bytes (vloops.h): the value rings by copy and
+ * by claim/commit, DPDK's rte_ring_*_elem (copy, zero-copy), atomic_queue's
+ * AtomicQueueB2 of a struct, and conq's pointer rings as the reference
+ * (pointer only, and pointers to pooled payloads). Each element size is a
+ * point of its own (JMH's @Param); the queues of a point interleave. */
+static const cb_param_def value_params[] = {
+	{"elemSize", "4,8,64,256",
+	 "element size in bytes: " CB_VSIZES_TEXT " (every word written by "
+	 "the producer, read by the consumer)"},
+	{"qCapacity", "131072",
+	 "requested capacity in elements (as QueueThroughputBackoffNone)"},
+};
+
+const cb_workload cb_wl_value = {
+	.name = "QueueValueThroughput",
+	.group = "tpt",
+	.mode = "thrpt",
+	.unit = "ops/us",
+	.roles = "offer,poll",
+	.headline = "pollsMade",
+	.desc = "QueueThroughputBackoffNone with elements of elemSize bytes: "
+		"value rings (offer/poll, claim/commit), rte_ring_*_elem, "
+		"AtomicQueueB2, and conq's pointer rings (pointer only, pooled "
+		"payloads)",
+	.run = tpt_run,
+	.modes = CB_MODE_THRPT | CB_MODE_AVGT,
+	.groups = true,
+	.params = value_params,
+	.nparams = sizeof value_params / sizeof value_params[0],
+	.values = true,
+	.report = cb_value_report,
 };

@@ -25,6 +25,8 @@
 #ifndef CB_WORKLOAD_H
 #define CB_WORKLOAD_H
 
+#include <stdio.h>
+
 #include "adapter.h"
 #include "cli.h"
 #include "env.h"
@@ -174,6 +176,12 @@ struct cb_workload {
 	size_t (*steps)(const cb_workload *wl, const cb_options *o);
 	/* Hidden from -l and not run unless --test-workloads (harness tests). */
 	bool test_only;
+	/* Runs the adapters with value loops (cb_adapter.vloops, vloops.h;
+	 * QueueValueThroughput) instead of those with pointer loops. */
+	bool values;
+	/* Optional: its own lines in the text report, after the ratios (the
+	 * results of every workload are passed: pick yours by benchmark). */
+	void (*report)(FILE *f, const cb_results *rs);
 };
 
 extern const cb_workload *const cb_workloads[];
@@ -191,6 +199,14 @@ int cb_check_qtypes(const cb_options *o);
 int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 		       const cb_adapter **out, size_t max,
 		       const cb_adapter **skipped, size_t *nskipped);
+/* The same among the adapters with value loops (cb_workload.values);
+ * cb_select_adapters takes those with pointer loops. */
+int cb_select_value_adapters(const cb_options *o, unsigned p, unsigned c,
+			     const cb_adapter **out, size_t max,
+			     const cb_adapter **skipped, size_t *nskipped);
+
+/* QueueValueThroughput's block of the text report (wl_value.c). */
+void cb_value_report(FILE *f, const cb_results *rs);
 
 /* The CPUs for `n` threads under o's --affinity (auto: round-robin over the
  * allowed CPUs, thread k on the (k mod allowed)-th); *yield: more threads

@@ -8,7 +8,7 @@
 #include "histogram.h"
 #include "workload.h"
 
-extern const cb_workload cb_wl_throughput, cb_wl_slowside;
+extern const cb_workload cb_wl_throughput, cb_wl_slowside, cb_wl_value;
 extern const cb_workload cb_wl_test_hang;
 extern const cb_workload cb_wl_test_echo;
 extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
@@ -18,6 +18,7 @@ extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
 const cb_workload *const cb_workloads[] = {
 	&cb_wl_throughput,
 	&cb_wl_slowside,
+	&cb_wl_value,
 	&cb_wl_burst,
 	&cb_wl_rtt,
 	&cb_wl_pingpong,
@@ -119,9 +120,15 @@ static int listed(const cb_adapter *const *v, size_t n, const cb_adapter *a)
 	return 0;
 }
 
-int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
-		       const cb_adapter **out, size_t max,
-		       const cb_adapter **skipped, size_t *nskipped)
+/* Does adapter a have the loops of the workloads asked (values: vloops)? */
+static int serves(const cb_adapter *a, bool values)
+{
+	return values ? a->vloops != NULL : a->loops != NULL;
+}
+
+static int select_adapters(bool values, const cb_options *o, unsigned p,
+			   unsigned c, const cb_adapter **out, size_t max,
+			   const cb_adapter **skipped, size_t *nskipped)
 {
 	size_t n = 0;
 	*nskipped = 0;
@@ -130,6 +137,7 @@ int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 		for (size_t k = 0; k < cb_nadapters && n < max; k++) {
 			const cb_adapter *a = cb_adapters[k];
 			if ((a->contract & sel) && !a->variant &&
+			    serves(a, values) &&
 			    cb_contract_allows(a->contract, p, c))
 				out[n++] = a;
 		}
@@ -141,7 +149,8 @@ int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 	for (size_t q = 0; q < o->nqtype; q++) {
 		for (size_t k = 0; k < cb_nadapters; k++) {
 			const cb_adapter *a = cb_adapters[k];
-			if (fnmatch(o->qtype[q], a->name, 0) != 0)
+			if (!serves(a, values) ||
+			    fnmatch(o->qtype[q], a->name, 0) != 0)
 				continue;
 			/* A variant ("conq:spsc_growable.16") only when the
 			 * pattern names one: it has a '.' (a name, or a glob
@@ -160,6 +169,20 @@ int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 		}
 	}
 	return (int)n;
+}
+
+int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
+		       const cb_adapter **out, size_t max,
+		       const cb_adapter **skipped, size_t *nskipped)
+{
+	return select_adapters(false, o, p, c, out, max, skipped, nskipped);
+}
+
+int cb_select_value_adapters(const cb_options *o, unsigned p, unsigned c,
+			     const cb_adapter **out, size_t max,
+			     const cb_adapter **skipped, size_t *nskipped)
+{
+	return select_adapters(true, o, p, c, out, max, skipped, nskipped);
 }
 
 void cb_plan_affinity(const cb_options *o, const cb_env *env, unsigned n,
