@@ -58,7 +58,27 @@ bool conq__value_geometry(conq__value_geom *g, unsigned kind, size_t head,
 	g->slots = off;
 	/* cap <= 2^28 and stride <= 2^16: no overflow in 64 bits; a 32-bit
 	 * size_t must still hold it all. */
-	uint64_t bytes = off + round_pad((uint64_t)cap * g->stride) + CONQ_PAD;
+	uint64_t data = (uint64_t)cap * g->stride;
+	if (kind == 1) {
+		/* SPSC's groups: a header (the published index, a
+		 * conq__vtag_t, in ghead bytes that keep the slots aligned to
+		 * min(stride, 16)), then as many slots as share its cache
+		 * line; a slot too big for two to a line gets a group of its
+		 * own. */
+		uint64_t a = g->stride < 16 ? g->stride : 16;
+		g->ghead = a < 4 ? 4 : a;
+		if (g->ghead + 2 * g->stride <= CONQ_CACHE_LINE) {
+			g->gk = (CONQ_CACHE_LINE - g->ghead) / g->stride;
+			g->gbytes = CONQ_CACHE_LINE;
+		} else {
+			g->gk = 1;
+			g->gbytes = (g->ghead + g->stride + 15) / 16 * 16;
+		}
+		g->gend = g->ghead + g->gk * g->stride;
+		g->ngroups = (cap + g->gk - 1) / g->gk;
+		data = g->ngroups * g->gbytes;
+	}
+	uint64_t bytes = off + round_pad(data) + CONQ_PAD;
 	g->bytes = bytes;
 	if (reg && (o.flags & CONQ_VALUE_SHARED)) {
 		unsigned n = o.max_producers ? o.max_producers
@@ -67,8 +87,7 @@ bool conq__value_geometry(conq__value_geom *g, unsigned kind, size_t head,
 		bytes += conq__claims_memsize(n);
 		g->dead_ns = o.dead_check_ns ? o.dead_check_ns
 					     : CONQ_VALUE_DEAD_CHECK_NS;
-		/* the registry's entry count, for prepare */
-		g->reserved[0] = n;
+		g->nclaim = n;
 	} else if (o.flags & CONQ_VALUE_SHARED) {
 		g->dead_ns = o.dead_check_ns ? o.dead_check_ns
 					     : CONQ_VALUE_DEAD_CHECK_NS;
@@ -93,7 +112,7 @@ bool conq__value_prepare(void *mem, const conq__value_geom *g, size_t total,
 	*(conq__value_geom *)mem = *g;
 	if (g->claims != 0 &&
 	    conq__claims_init((conq__claims *)((uintptr_t)mem + g->claims),
-			      (unsigned)g->reserved[0]) != 0)
+			      (unsigned)g->nclaim) != 0)
 		return false;
 	return true;
 }
@@ -113,7 +132,7 @@ void *conq__value_attach(void *mem, size_t bytes, unsigned kind, size_t head,
 	}
 	/* The geometry must be what init computes for its own element size
 	 * and capacity, and fit. */
-	conq_value_opts o = {(unsigned)g->flags, (unsigned)g->reserved[0],
+	conq_value_opts o = {(unsigned)g->flags, (unsigned)g->nclaim,
 			     g->dead_ns};
 	conq__value_geom want;
 	size_t total;
@@ -123,7 +142,9 @@ void *conq__value_attach(void *mem, size_t bytes, unsigned kind, size_t head,
 	    want.cap != g->cap || want.mask != g->mask ||
 	    want.stride != g->stride || want.tags != g->tags ||
 	    want.slots != g->slots || want.bytes != g->bytes ||
-	    want.claims != g->claims || total > bytes ||
+	    want.claims != g->claims || want.gk != g->gk ||
+	    want.gbytes != g->gbytes || want.ngroups != g->ngroups ||
+	    total > bytes ||
 	    (g->claims != 0 &&
 	     !conq__claims_valid(
 		 (const conq__claims *)((uintptr_t)mem + g->claims),
@@ -403,6 +424,13 @@ static void spsc_value_setup(conq_spsc_value *q, conq__idx_t start,
 	conq_eventcount_init(&q->nonfull, ecf);
 	q->pidx = q->cidx = q->cavail = start;
 	q->plimit = conq__idx_add(start, q->g.cap);
+	q->pgs = q->cgs = q->g.slots;
+	q->ppos = q->cpos = q->g.slots + q->g.ghead;
+	/* Group k's header: nothing published in it yet, i.e. the first
+	 * index it will hold (start + k * gk). */
+	for (uint64_t k = 0; k < q->g.ngroups; k++)
+		*conq__spsc_value_hdr(q, q->g.slots + k * q->g.gbytes) =
+		    (conq__vtag_t)conq__idx_add(start, k * q->g.gk);
 }
 VALUE_COLD_PATHS(spsc_value, 1, CONQ_SHM_KIND_SPSC_VALUE, false, false)
 

@@ -1736,12 +1736,12 @@ static const struct qlabel labels[] = {
      * 8 bytes by value; claim and peek_claim write and read them in
      * place. */
     {"VS1", "spsc_value",
-     "the producer's release of pidx after writing in place (claim, "
-     "commit) -> the consumer's acquire: payload intact",
+     "the producer's release of its group's header after writing in "
+     "place (claim, commit) -> the consumer's acquire: payload intact",
      PUB(1, 1, OP_CLAIM, OP_POLL, 8, 3)},
     {"VS2", "spsc_value",
-     "the consumer's acquire of pidx when its cached copy runs out, "
-     "reading in place (peek_claim, release) <- VS1",
+     "the consumer's acquire of its group's header when its cached count "
+     "runs out, reading in place (peek_claim, release) <- VS1",
      PUB(1, 1, OP_OFFER, OP_PEEK_CLAIM, 8, 3)},
     {"VS3", "spsc_value",
      "the producer's acquire of cidx in its refresh (offer) <- VS4: the "
@@ -1755,6 +1755,10 @@ static const struct qlabel labels[] = {
      "is_empty()'s acquires of cidx, then pidx: not empty means the next "
      "poll succeeds",
      NONEMPTY(1, 8, OP_IS_EMPTY)},
+    {"VS6", "spsc_value",
+     "the producer's release of pidx after the header (VS1) -> size()'s "
+     "acquire: a non-zero size means the next poll succeeds",
+     NONEMPTY(1, 8, OP_SIZE)},
     {"VM1", "mpsc_value",
      "two producers write in place and commit (claim, commit): each tag's "
      "release publishes its slot, and commits out of claim order are "

@@ -88,7 +88,7 @@ typedef void (*conq_value_consume_fn)(void *ctx, const void *elem);
  * early (the slot is handed back; nothing is lost). */
 typedef bool (*conq_value_supply_fn)(void *ctx, void *slot);
 
-/* The geometry: written by init, then only read. 128 bytes, fixed-width,
+/* The geometry: written by init, then only read. 192 bytes, fixed-width,
  * so that a ring in shared memory reads alike in every process of the same
  * build (attach() checks the magic and the layout word). */
 typedef struct conq__value_geom {
@@ -99,15 +99,19 @@ typedef struct conq__value_geom {
 	uint64_t esize;	 /* element size in bytes */
 	uint64_t stride; /* bytes from one slot to the next */
 	uint64_t tags;	 /* offset of tags[] from the ring, 0: none */
-	uint64_t slots;	 /* offset of slots[] from the ring */
+	uint64_t slots;	 /* offset of slots[] (SPSC: of the groups) */
 	uint64_t flags;	 /* CONQ_VALUE_SHARED */
 	uint64_t bytes;	 /* the ring, guard included, registry excluded */
 	uint64_t claims; /* offset of the claim registry, 0: none */
 	int64_t dead_ns; /* shared: the liveness check period */
-	uint64_t reserved[4];
+	uint64_t nclaim; /* the registry's entries */
+	/* SPSC's groups (conq/spsc_value.h): gk slots after a header of
+	 * ghead bytes, gbytes apart, ngroups of them (gk = 0: no groups). */
+	uint64_t gk, ghead, gend, gbytes, ngroups;
+	uint64_t reserved[6];
 } conq__value_geom;
 
-CONQ__STATIC_ASSERT(sizeof(conq__value_geom) == 128, "geometry is 128 bytes");
+CONQ__STATIC_ASSERT(sizeof(conq__value_geom) == 192, "geometry is 192 bytes");
 
 #define CONQ__VALUE_MAGIC UINT64_C(0x65756c61766e6f63) /* "conqvalu" */
 /* What two builds must agree on to share a ring: the format version, the
@@ -172,6 +176,13 @@ static inline conq__vtag_t conq__vtag(uint64_t mask, conq__idx_t i,
 {
 	return (conq__vtag_t)((conq__vtag_t)((conq__vtag_t)(i & ~mask) << 2) |
 			      state);
+}
+
+/* a - b read as signed, for tags holding plain truncated indices (the
+ * SPSC ring's group headers). */
+static inline conq__svtag_t conq__vtag_diff(conq__vtag_t a, conq__vtag_t b)
+{
+	return (conq__svtag_t)(conq__vtag_t)(a - b);
 }
 
 /* The state of tag t for index i: FREE, FULL, TOMB; < 0 an earlier lap;
@@ -322,6 +333,7 @@ static inline void conq__value_copy_n(void *q, const conq__value_geom *g,
 bool conq__value_geometry(conq__value_geom *g, unsigned kind, size_t head,
 			  size_t esize, size_t capacity, bool tags, bool reg,
 			  const conq_value_opts *opts, size_t *total);
+/* kind 1 (SPSC) lays its slots out in groups (conq/spsc_value.h). */
 
 /* The start of every value ring's init: checks mem (non-NULL, aligned to
  * CONQ_PAD), zeroes the ring unless `zeroed`, writes the geometry at its
