@@ -276,13 +276,24 @@ static void *value_shm_attach(conq_shm *h, conq_shm **shm, size_t esize,
 	return q;
 }
 
-static conq_shm_spec value_expect(unsigned kind, size_t esize, size_t capacity)
+/* Open by name (fd < 0) or by fd, expecting kind (and the geometry, where
+ * not 0), then check and attach the ring. */
+static void *value_shm_open(unsigned kind, const char *name, int fd,
+			    size_t esize, size_t capacity,
+			    const conq_shm_options *shm_opts, conq_shm **shm,
+			    void *(*attach)(void *, size_t))
 {
-	conq_shm_spec spec = {kind, VALUE_SHM_LAYOUT, esize,
-			      capacity ? conq__array_round_capacity(capacity)
-				       : 0,
-			      0};
-	return spec;
+	if (shm == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*shm = NULL;
+	conq_shm_spec e = {kind, VALUE_SHM_LAYOUT, esize,
+			   capacity ? conq__array_round_capacity(capacity) : 0,
+			   0};
+	conq_shm *h = fd < 0 ? conq_shm_open(name, &e, shm_opts)
+			     : conq_shm_open_fd(fd, &e, shm_opts);
+	return value_shm_attach(h, shm, esize, capacity, attach);
 }
 
 /*
@@ -383,30 +394,18 @@ static conq_shm_spec value_expect(unsigned kind, size_t esize, size_t capacity)
 					  const conq_shm_options *shm_opts,    \
 					  conq_shm **shm)                      \
 	{                                                                      \
-		if (shm == NULL) {                                             \
-			errno = EINVAL;                                        \
-			return NULL;                                           \
-		}                                                              \
-		*shm = NULL;                                                   \
-		conq_shm_spec e = value_expect(shm_kind, esize, capacity);     \
-		return (conq_##fam *)value_shm_attach(                         \
-		    conq_shm_open(name, &e, shm_opts), shm, esize, capacity,   \
-		    fam##_attach_v);                                           \
+		return (conq_##fam *)value_shm_open(shm_kind, name, -1, esize, \
+						    capacity, shm_opts, shm,   \
+						    fam##_attach_v);           \
 	}                                                                      \
 	conq_##fam *conq_##fam##_shm_open_fd(int fd, size_t esize,             \
 					     size_t capacity,                  \
 					     const conq_shm_options *shm_opts, \
 					     conq_shm **shm)                   \
 	{                                                                      \
-		if (shm == NULL) {                                             \
-			errno = EINVAL;                                        \
-			return NULL;                                           \
-		}                                                              \
-		*shm = NULL;                                                   \
-		conq_shm_spec e = value_expect(shm_kind, esize, capacity);     \
-		return (conq_##fam *)value_shm_attach(                         \
-		    conq_shm_open_fd(fd, &e, shm_opts), shm, esize, capacity,  \
-		    fam##_attach_v);                                           \
+		return (conq_##fam *)value_shm_open(shm_kind, NULL, fd, esize, \
+						    capacity, shm_opts, shm,   \
+						    fam##_attach_v);           \
 	}                                                                      \
 	int conq_##fam##_shm_close(conq_shm *shm)                              \
 	{                                                                      \

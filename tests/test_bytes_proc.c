@@ -191,15 +191,16 @@ static void run(const char *how)
 	if (!CHECK_NOT_NULL(q))
 		return;
 	pid_t kids[NPROD + 1];
-	/* The victim first, so that its claim comes early and the others
-	 * pile up behind it. */
-	for (unsigned i = 0; i <= NPROD; i++) {
-		unsigned id = i == 0 ? NPROD : i - 1;
-		pid_t c = fork();
-		if (c == 0)
-			producer(&s, ctl, id, i == 0 ? per / 4 : per, i == 0);
-		kids[i] = c;
-	}
+	for (unsigned i = 0; i <= NPROD; i++)
+		kids[i] = -1;
+	/* The victim first, alone; the others start once it holds its claim,
+	 * so that all their records pile up behind it and the consumer
+	 * reaches them only through the reclaim (or the stopped victim's
+	 * late commit). Started together, they could let the consumer finish
+	 * before the claim was made, and the victim would never be killed. */
+	kids[0] = fork();
+	if (kids[0] == 0)
+		producer(&s, ctl, NPROD, per / 4, 1);
 	struct check c = {{0}, 0, 0, 0, 0};
 	int64_t deadline = conq_now_ns() + 60000000000LL, t_kill = 0;
 	pid_t victim = kids[0];
@@ -214,6 +215,11 @@ static void run(const char *how)
 			if (strcmp(how, "kill") == 0)
 				waitpid(victim, NULL, 0);
 			c.last = t_kill = conq_now_ns();
+			for (unsigned i = 1; i <= NPROD; i++) {
+				kids[i] = fork();
+				if (kids[i] == 0)
+					producer(&s, ctl, i - 1, per, 0);
+			}
 		}
 		if (stop && t_kill != 0 && !ctl->go &&
 		    conq_now_ns() - t_kill > 10 * (int64_t)DEAD_CHECK_NS) {
@@ -249,6 +255,18 @@ static void run(const char *how)
 		c.last = now;
 	}
 	int64_t t_done = conq_now_ns();
+	if (c.got < total) /* failed already: leave nobody waiting */
+		for (unsigned i = 0; i <= NPROD; i++)
+			if (kids[i] > 0) {
+				kill(kids[i], SIGKILL);
+				kill(kids[i], SIGCONT);
+			}
+	if (t_kill == 0) { /* it never held its claim: leave no orphan */
+		CHECK_FAIL("the victim never held its claim");
+		kill(victim, SIGKILL);
+		waitpid(victim, NULL, 0);
+		return;
+	}
 	for (unsigned i = 0; i <= NPROD; i++) {
 		int st = 0;
 		if (i == 0 && strcmp(how, "zombie") == 0) {

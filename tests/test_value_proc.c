@@ -381,14 +381,18 @@ static void test_death(const struct fam *f, const char *how)
 	int stop = strcmp(how, "stop") == 0;
 	unsigned vid = MAXP - 1;
 	pid_t kids[MAXP];
+	for (unsigned i = 0; i < MAXP; i++)
+		kids[i] = -1;
 	kids[0] = fork();
 	if (kids[0] == 0)
 		victim(f, fd, ctl, vid, per / 4);
-	for (unsigned p = 0; p + 1 < MAXP; p++) {
-		kids[p + 1] = fork();
-		if (kids[p + 1] == 0)
-			produce(f, fd, p, per);
-	}
+	/* The other producers start once the victim holds its claim, so that
+	 * every one of their elements lies behind the stuck claim: the
+	 * consumer can only reach them through the reclaim (or, stopped,
+	 * through the victim's late commit). Started together with the
+	 * victim, they could race the consumer to the end before the claim
+	 * was ever made (CI saw it: the victim was never killed, and its
+	 * orphan held ctest's pipe open until the timeout). */
 	struct tally t = {{0}, 0, 0};
 	uint64_t total = (MAXP - 1) * per + per / 4 + (stop ? 1 : 0);
 	unsigned char e[ESIZE];
@@ -402,6 +406,11 @@ static void test_death(const struct fam *f, const char *how)
 			if (strcmp(how, "kill") == 0)
 				waitpid(kids[0], NULL, 0);
 			last = t_kill = conq_now_ns();
+			for (unsigned p = 0; p + 1 < MAXP; p++) {
+				kids[p + 1] = fork();
+				if (kids[p + 1] == 0)
+					produce(f, fd, p, per);
+			}
 		}
 		if (stop && t_kill != 0 && !ctl->go &&
 		    conq_now_ns() - t_kill > 10 * (int64_t)DEAD_CHECK_NS) {
@@ -432,6 +441,20 @@ static void test_death(const struct fam *f, const char *how)
 		if (t_kill != 0 && now - last > gap)
 			gap = now - last;
 		last = now;
+	}
+	if (t.got < total) /* failed already: leave nobody waiting */
+		for (unsigned i = 0; i < MAXP; i++)
+			if (kids[i] > 0) {
+				kill(kids[i], SIGKILL);
+				kill(kids[i], SIGCONT);
+			}
+	if (t_kill == 0) { /* it never held its claim: leave no orphan */
+		CHECK_FAIL("the victim never held its claim");
+		kill(kids[0], SIGKILL);
+		waitpid(kids[0], NULL, 0);
+		munmap(ctl, sizeof *ctl);
+		f->close(shm);
+		return;
 	}
 	for (unsigned i = 0; i < MAXP; i++) {
 		int st = 0;

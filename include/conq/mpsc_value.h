@@ -262,30 +262,10 @@ static inline bool conq_mpsc_value_offer(conq_mpsc_value *q, const void *e)
 	return true;
 }
 
-/* Offer all n elements of es[] (packed) or none: n, or 0 if fewer than n
- * slots are free (es NULL: 0, EINVAL). One CAS, one release. P. Lock-free. */
-static inline size_t conq_mpsc_value_offer_bulk(conq_mpsc_value *q,
-						const void *es, size_t n)
-{
-	if (CONQ__UNLIKELY(es == NULL)) {
-		errno = EINVAL;
-		return 0;
-	}
-	conq__idx_t p;
-	conq__claim_entry *ce;
-	if (n == 0 || !conq__value_enter(q, &q->g, &ce, true) ||
-	    conq__mpsc_value_claim(q, n, true, false, ce, &p) == 0)
-		return 0;
-	conq__value_copy_n(q, &q->g, p, (void *)(uintptr_t)es, n, true);
-	conq__mpsc_value_publish(q, p, n, CONQ__VT_FULL);
-	conq__value_leave(ce);
-	return n;
-}
-
-/* Offer as many of the n elements of es[] as fit, in order; how many. P.
- * Lock-free. */
-static inline size_t conq_mpsc_value_offer_burst(conq_mpsc_value *q,
-						 const void *es, size_t n)
+/* P: offer n packed elements, all or none (`all`), else as many as fit;
+ * one claim, one release. */
+static inline size_t conq__mpsc_value_offer_n(conq_mpsc_value *q,
+					      const void *es, size_t n, bool all)
 {
 	if (CONQ__UNLIKELY(es == NULL)) {
 		errno = EINVAL;
@@ -295,13 +275,29 @@ static inline size_t conq_mpsc_value_offer_burst(conq_mpsc_value *q,
 	conq__claim_entry *ce;
 	if (n == 0 || !conq__value_enter(q, &q->g, &ce, true))
 		return 0;
-	uint64_t k = conq__mpsc_value_claim(q, n, false, false, ce, &p);
+	uint64_t k = conq__mpsc_value_claim(q, n, all, false, ce, &p);
 	if (k == 0)
 		return 0;
 	conq__value_copy_n(q, &q->g, p, (void *)(uintptr_t)es, k, true);
 	conq__mpsc_value_publish(q, p, k, CONQ__VT_FULL);
 	conq__value_leave(ce);
 	return (size_t)k;
+}
+
+/* Offer all n elements of es[] (packed) or none: n, or 0 if fewer than n
+ * slots are free (es NULL: 0, EINVAL). One CAS, one release. P. Lock-free. */
+static inline size_t conq_mpsc_value_offer_bulk(conq_mpsc_value *q,
+						const void *es, size_t n)
+{
+	return conq__mpsc_value_offer_n(q, es, n, true);
+}
+
+/* Offer as many of the n elements of es[] as fit, in order; how many. P.
+ * Lock-free. */
+static inline size_t conq_mpsc_value_offer_burst(conq_mpsc_value *q,
+						 const void *es, size_t n)
+{
+	return conq__mpsc_value_offer_n(q, es, n, false);
 }
 
 /* A slot for the calling thread to write (NULL if full); publish it with
@@ -509,51 +505,43 @@ static inline void *conq__mpsc_value_front(conq_mpsc_value *q, bool wait)
 	}
 }
 
+/* C: copy the head element into out, waiting at a bubble or not, and
+ * consume it or not (poll, relaxed_poll, peek). */
+static inline bool conq__mpsc_value_copy_head(conq_mpsc_value *q, void *out,
+					      bool wait, bool consume)
+{
+	if (CONQ__UNLIKELY(out == NULL)) {
+		errno = EINVAL;
+		return false;
+	}
+	void *s = conq__mpsc_value_front(q, wait);
+	if (s == NULL)
+		return false;
+	conq__value_copy(out, s, q->g.esize);
+	if (consume)
+		conq__mpsc_value_consume(q, q->cidx, 1);
+	return true;
+}
+
 /* Poll the oldest element into out. True if there was one; false iff no
  * index is claimed and unconsumed (or out NULL: EINVAL). C. Waits for a
  * bubble (a claimed, uncommitted head). Acquire. */
 static inline bool conq_mpsc_value_poll(conq_mpsc_value *q, void *out)
 {
-	if (CONQ__UNLIKELY(out == NULL)) {
-		errno = EINVAL;
-		return false;
-	}
-	void *s = conq__mpsc_value_front(q, true);
-	if (s == NULL)
-		return false;
-	conq__value_copy(out, s, q->g.esize);
-	conq__mpsc_value_consume(q, q->cidx, 1);
-	return true;
+	return conq__mpsc_value_copy_head(q, out, true, true);
 }
 
 /* As poll, but false at a bubble instead of waiting. C. Wait-free. */
 static inline bool conq_mpsc_value_relaxed_poll(conq_mpsc_value *q, void *out)
 {
-	if (CONQ__UNLIKELY(out == NULL)) {
-		errno = EINVAL;
-		return false;
-	}
-	void *s = conq__mpsc_value_front(q, false);
-	if (s == NULL)
-		return false;
-	conq__value_copy(out, s, q->g.esize);
-	conq__mpsc_value_consume(q, q->cidx, 1);
-	return true;
+	return conq__mpsc_value_copy_head(q, out, false, true);
 }
 
 /* Copy the oldest element into out without consuming it (as poll: waits on
  * a bubble). C. */
 static inline bool conq_mpsc_value_peek(conq_mpsc_value *q, void *out)
 {
-	if (CONQ__UNLIKELY(out == NULL)) {
-		errno = EINVAL;
-		return false;
-	}
-	void *s = conq__mpsc_value_front(q, true);
-	if (s == NULL)
-		return false;
-	conq__value_copy(out, s, q->g.esize);
-	return true;
+	return conq__mpsc_value_copy_head(q, out, true, false);
 }
 
 /* The oldest element in place (as poll: waits on a bubble), or NULL if
