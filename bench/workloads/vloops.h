@@ -229,25 +229,25 @@ static inline uint64_t *cb_vpool_w64(void *b)
 	return (uint64_t *)(uintptr_t)b;
 }
 
-/* Producer: wait until buffer b (n bytes) is free. */
-static CONQ__ALWAYS_INLINE void cb_vpool_wait(void *b, size_t n, bool yield)
+/* Producer: if buffer b (n bytes) is free, write element e into it and
+ * return true (it is the producer's until offered); false if a consumer
+ * has not given it back yet. */
+static CONQ__ALWAYS_INLINE bool cb_vpool_take(void *b, uint64_t e, size_t n)
 {
-	uint32_t run = 0;
 	/* acquire: pairs with cb_vpool_release's release store: the
 	 * consumer's reads of the buffer happen-before our writes. */
-	if (n == 4)
-		while (conq__load_acquire(cb_vpool_w32(b)) !=
-		       (uint32_t)CB_VPOOL_FREE)
-			cb_fail_backoff(yield, &run);
-	else
-		while (conq__load_acquire(cb_vpool_w64(b)) != CB_VPOOL_FREE)
-			cb_fail_backoff(yield, &run);
+	if (n == 4 ? conq__load_acquire(cb_vpool_w32(b)) !=
+			 (uint32_t)CB_VPOOL_FREE
+		   : conq__load_acquire(cb_vpool_w64(b)) != CB_VPOOL_FREE)
+		return false;
+	cb_vput(b, e, n);
+	return true;
 }
 
 /* Consumer: buffer b (n bytes) read; give it back. */
 static CONQ__ALWAYS_INLINE void cb_vpool_release(void *b, size_t n)
 {
-	/* release: pairs with cb_vpool_wait's acquire. */
+	/* release: pairs with cb_vpool_take's acquire. */
 	if (n == 4)
 		conq__store_release(cb_vpool_w32(b), (uint32_t)CB_VPOOL_FREE);
 	else
@@ -321,25 +321,36 @@ static inline cb_vpool *cb_vpool_create(void *pq, size_t usable, size_t esize,
 #define CB__VEND_CB_VHOW_PTR(N)		       (void)0
 #define CB__VTRY_CB_VHOW_PTR(N, e, A, B, C, D) A(N, vq_, (void *)(uintptr_t)(e))
 
+/* The next buffer is chosen after each success (PREP), and taken in TRY:
+ * an attempt whose buffer is not back from the consumers yet fails like a
+ * full queue (counted, backed off, the stop flag read between attempts),
+ * so that a producer never waits where the iteration's end cannot reach
+ * it (a wait in PREP could outlive the consumers' warm-down). */
 #define CB__VPDECL_CB_VHOW_POOL(N, Q_, W_)                                     \
 	cb_vpool *const vp_ = (cb_vpool *)(Q_);                                \
 	void *const vq_ = vp_->q;                                              \
 	unsigned char *const vpool_ = vp_->buf[(W_)->pid];                     \
 	const size_t vn_ = vp_->n;                                             \
 	size_t vi_ = (size_t)(((W_)->seq - 1u) % vn_);                         \
-	unsigned char *vb_
+	unsigned char *vb_;                                                    \
+	bool vown_ = false
 #define CB__VPREP_CB_VHOW_POOL(N, e)                                           \
 	do {                                                                   \
 		vb_ = vpool_ + vi_ * (N);                                      \
 		if (++vi_ == vn_)                                              \
 			vi_ = 0;                                               \
-		cb_vpool_wait(vb_, N, yield);                                  \
-		cb_vput(vb_, e, N);                                            \
+		vown_ = false;                                                 \
 	} while (0)
-#define CB__VTRY_CB_VHOW_POOL(N, e, A, B, C, D) A(N, vq_, (void *)vb_)
-/* The buffer made ready for the next element was not offered: free again
- * (the next call starts with it). */
-#define CB__VEND_CB_VHOW_POOL(N) cb_vpool_release(vb_, N)
+#define CB__VTRY_CB_VHOW_POOL(N, e, A, B, C, D)                                \
+	((vown_ || (vown_ = cb_vpool_take(vb_, e, N))) &&                      \
+	 A(N, vq_, (void *)vb_))
+/* The buffer taken for the next element was not offered: free again (the
+ * next call starts with it); one not taken is not ours to free. */
+#define CB__VEND_CB_VHOW_POOL(N)                                               \
+	do {                                                                   \
+		if (vown_)                                                     \
+			cb_vpool_release(vb_, N);                              \
+	} while (0)
 
 /* Consumer: locals (DECL); one attempt to take an element (TAKE, an
  * expression: true if it got one, its first word in vw_, every word read,
@@ -510,15 +521,12 @@ static inline cb_vpool *cb_vpool_create(void *pq, size_t usable, size_t esize,
 	void *const vq_ = vp_->q;                                              \
 	unsigned char *const vb_ =                                             \
 	    vp_->buf[0] + (size_t)(((e >> CB_PID_BITS) - 1u) % vp_->n) * (N);  \
-	if (N == 4 ? conq__load_acquire(cb_vpool_w32(vb_)) !=                  \
-			 (uint32_t)CB_VPOOL_FREE                               \
-		   : conq__load_acquire(cb_vpool_w64(vb_)) != CB_VPOOL_FREE)   \
-		return false; /* not given back: a bug the counts show */      \
-	cb_vput(vb_, e, N);                                                    \
+	bool vown_ = false;                                                    \
 	if (CB__VTRY_CB_VHOW_POOL(N, e, A, B, C, D))                           \
 		return true;                                                   \
-	cb_vpool_release(vb_, N); /* not offered: free again */                \
-	return false
+	if (vown_) /* taken, not offered: free again */                        \
+		cb_vpool_release(vb_, N);                                      \
+	return false /* or not given back: a bug the counts show */
 
 /* One element size's functions and table entry. */
 #define CB__VSIZE_DEF(N, PFX, HOW, CREATE, DESTROY, A, B, C, D)                \

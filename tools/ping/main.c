@@ -751,6 +751,7 @@ static int run_client(opts *o)
 	rc = o->tr->connect(&ep, o->host, o->port);
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", prog, ep.err);
+		o->tr->close(&ep); /* what a failed connect holds */
 		return rc;
 	}
 	char server[128];
@@ -794,6 +795,7 @@ static int run_both(opts *o)
 	int rc = o->tr->listen(&srv, "127.0.0.1", "0");
 	if (rc != 0) {
 		fprintf(stderr, "%s: %s\n", prog, srv.err);
+		o->tr->close(&srv); /* what a failed listen holds */
 		return rc;
 	}
 	/* Both ends on one CPU (or only one to run on): a spinning end
