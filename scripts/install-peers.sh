@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Install the peer queue libraries that conq-bench compares conq against
-# (Debian 12 / Ubuntu package names). conq itself needs none of them: the
+# Install the peer libraries that conq-bench compares conq against: the
+# queues', and those of the UUID and reference-count benchmarks (Debian 12 /
+# Ubuntu package names). conq itself needs none of them: the
 # bench builds whichever peers it finds and skips the rest.
 #
 #   scripts/install-peers.sh            install (as root, or through sudo)
@@ -24,6 +25,9 @@ PEERS=(
 	libtbb-dev               # oneTBB: concurrent_bounded_queue (tbb:*)
 	libconcurrentqueue-dev   # moodycamel::ConcurrentQueue
 	libreaderwriterqueue-dev # moodycamel::ReaderWriterQueue
+	uuid-dev                 # util-linux libuuid (Uuid: libuuid:*)
+	libsodium-dev            # libsodium randombytes_buf (Uuid: sodium:*)
+	libglib2.0-dev           # GLib gatomicrefcount (Refcount: glib:*)
 )
 
 # The packages of PEERS that dpkg does not list as installed.

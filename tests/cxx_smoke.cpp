@@ -63,5 +63,24 @@ int main()
 	conq__test_fail_alloc_after(0);
 	CHECK_NULL(conq_spsc_array_create(8));
 	conq__test_fail_alloc_after(-1);
+
+	// conq/refcount.h: the inline paths, and the C cold path and hook
+	// (a captureless lambda) across the language boundary.
+	conq_refcount rc;
+	conq_refcount_init(&rc, 1);
+	conq_refcount_retain(&rc);
+	CHECK_TRUE(conq_refcount_try_retain(&rc));
+	CHECK_EQ_I(conq_refcount_get(&rc), 3);
+	CHECK_FALSE(conq_refcount_release(&rc));
+	CHECK_FALSE(conq_refcount_release(&rc));
+	CHECK_TRUE(conq_refcount_release(&rc));
+	CHECK_FALSE(conq_refcount_try_retain(&rc));
+	static int reports;
+	conq_refcount_hook prev = conq_refcount_set_hook(
+	    [](const conq_refcount *, conq_refcount_event) { reports++; });
+	conq_refcount_release(&rc); // underflow: saturated, reported
+	CHECK_EQ_I(conq_refcount_get(&rc), CONQ_REFCOUNT_SATURATED);
+	CHECK_EQ(reports, 1);
+	conq_refcount_set_hook(prev);
 	return check_report();
 }

@@ -236,6 +236,8 @@ const char *cb_contract_name(unsigned contract)
 		return "SPMC";
 	case CB_MPMC:
 		return "MPMC";
+	case 0: /* a contender that is not a queue (Uuid, Refcount) */
+		return "-";
 	default:
 		return "?";
 	}
@@ -315,6 +317,48 @@ const char *cb_contract_name(unsigned contract)
 #define TBB_OFF 0
 #endif
 
+/* The peers of the benchmarks that are not queues' (Uuid, Refcount). */
+#ifdef CB_HAVE_LIBUUID
+#define LIBUUID_IN 1
+#else
+#define LIBUUID_IN 0
+#endif
+#ifdef CB_LIBUUID_DISABLED
+#define LIBUUID_OFF 1
+#else
+#define LIBUUID_OFF 0
+#endif
+#ifdef CB_HAVE_SODIUM
+#define SODIUM_IN 1
+#else
+#define SODIUM_IN 0
+#endif
+#ifdef CB_SODIUM_DISABLED
+#define SODIUM_OFF 1
+#else
+#define SODIUM_OFF 0
+#endif
+#ifdef CB_HAVE_GLIB
+#define GLIB_IN 1
+#else
+#define GLIB_IN 0
+#endif
+#ifdef CB_GLIB_DISABLED
+#define GLIB_OFF 1
+#else
+#define GLIB_OFF 0
+#endif
+#ifdef CB_HAVE_ARC4RANDOM_BUF
+#define ARC4_IN 1
+#else
+#define ARC4_IN 0
+#endif
+#ifdef CB_HAVE_GETRANDOM
+#define GETRANDOM_IN 1
+#else
+#define GETRANDOM_IN 0
+#endif
+
 const cb_peer cb_peers[] = {
 	{"ck:*", "ConcurrencyKit ck_ring (spsc, mpsc, spmc, mpmc)",
 	 "ck_ring.h + libck", "libck-dev", CK_STATUS,
@@ -360,5 +404,25 @@ const cb_peer cb_peers[] = {
 	 CB_STATUS(TBB_IN, TBB_OFF),
 	 "CONQ_BENCH_TBB=OFF, no C++ compiler, or a ThreadSanitizer build: "
 	 "libtbb is not instrumented"},
+	{"libuuid:*", "util-linux libuuid uuid_generate_random (Uuid)",
+	 "pkg-config uuid (uuid/uuid.h + libuuid)", "uuid-dev",
+	 CB_STATUS(LIBUUID_IN, LIBUUID_OFF),
+	 "CONQ_BENCH_UUID=OFF, or a static build without libuuid.a"},
+	{"sodium:*", "libsodium randombytes_buf (Uuid)",
+	 "pkg-config libsodium (sodium.h + libsodium)", "libsodium-dev",
+	 CB_STATUS(SODIUM_IN, SODIUM_OFF),
+	 "CONQ_BENCH_SODIUM=OFF, or a static build without libsodium.a"},
+	{"glibc:*", "glibc arc4random_buf (Uuid; glibc >= 2.36)",
+	 "arc4random_buf in stdlib.h", "libc6-dev (glibc >= 2.36)",
+	 CB_STATUS(ARC4_IN, 0), NULL},
+	{"linux:*", "Linux getrandom(2) through glibc (Uuid)",
+	 "getrandom in sys/random.h", "libc6-dev (glibc >= 2.25)",
+	 CB_STATUS(GETRANDOM_IN, 0), NULL},
+	{"glib:*",
+	 "GLib gatomicrefcount g_atomic_ref_count_init/inc/dec (Refcount)",
+	 "pkg-config glib-2.0 (glib.h + libglib-2.0)", "libglib2.0-dev",
+	 CB_STATUS(GLIB_IN, GLIB_OFF),
+	 "CONQ_BENCH_GLIB=OFF, or a static build without libglib-2.0.a and "
+	 "its dependencies' archives"},
 };
 const size_t cb_npeers = sizeof cb_peers / sizeof cb_peers[0];

@@ -38,13 +38,21 @@ typedef struct preset {
 #define SMOKE_SET                                                              \
 	"^(QueueThroughputBackoffNone|QueueBurstCost|QueueRoundTripLatency|"   \
 	"PingPong|Catchup|UnalignedAccess|MachineLimits|QueueHandoff|"         \
-	"QueueValueThroughput)\\."
+	"QueueValueThroughput|Uuid|Refcount)\\."
 /* Issue 14's targets: the SPSC value ring against conq_spsc_array with 4-
  * and 8-byte elements, the MPSC claim/commit against DPDK's MP elem ring
  * with 64-byte ones (wl_value.c prints the verdicts). */
 #define VALUE_QTYPES                                                           \
 	"qType=conq:spsc_value,conq:spsc_array,conq:mpsc_value_claim,"         \
 	"dpdk:rte_ring_mpsc_elem elemSize=4,8,64"
+
+/* Issue 15's targets: conq:uuid_v4 against libuuid (1 thread), at 2 threads
+ * against 1, conq:uuid_v7 against the clock read + conq:uuid_v4; every
+ * count of Refcount.cycle and .shared (wl_uuid.c, wl_refcount.c print the
+ * verdicts). */
+#define EXTRAS_UTYPES                                                          \
+	"uType=conq:uuid_v4,conq:uuid_v7,baseline:clock_realtime,"             \
+	"libuuid:uuid_generate_random"
 
 #define PRESET_MS ((uint64_t)CB_NS_PER_MS)
 #define PRESET_S ((uint64_t)CB_NS_PER_S)
@@ -65,7 +73,8 @@ static const preset presets[] = {
 	{"default", 3, 5, 10, 500 * PRESET_MS, 500 * PRESET_MS, 0,
 	 "1,1 2,1 1,2 2,2", 131072, 0, NULL,
 	 "JMH-like: every benchmark, 3 forks, each shape with the queues of its narrowest "
-	 "contract (~10 min with every peer); QueueValueThroughput at elemSize 64",
+	 "contract (~10 min with every peer, and ~11 more for Uuid and "
+	 "Refcount); QueueValueThroughput at elemSize 64",
 	 "elemSize=64"},
 	{"jctools", 5, 10, 10, 1 * PRESET_S, 1 * PRESET_S, 0, "1,1", 132000, 0,
 	 "^Queue(ThroughputBackoffNone|BurstCost|RoundTripLatency)\\.",
@@ -92,6 +101,22 @@ static const preset presets[] = {
 	 "conq:mpsc_value_claim and dpdk:rte_ring_mpsc_elem, interleaved, at "
 	 "elemSize 4, 8 and 64, -tg 1,1; prints the ratios and the verdicts",
 	 VALUE_QTYPES},
+	{"extras", 1, 2, 10, 100 * PRESET_MS, 200 * PRESET_MS, 0, "1,1", 131072,
+	 CB_ALL_CONTRACTS, "^(Uuid|Refcount)\\.",
+	 "issue 15's targets: conq:uuid_v4, conq:uuid_v7, the clock read and "
+	 "libuuid at 1, 2 (and max) threads; every count of Refcount.cycle and "
+	 ".shared; prints the ratios and the verdicts (about 45 s)",
+	 EXTRAS_UTYPES},
+	{"uuid", 1, 2, 10, 100 * PRESET_MS, 200 * PRESET_MS, 0, "1,1", 131072,
+	 CB_ALL_CONTRACTS, "^Uuid\\.",
+	 "every UUID generator at 1, 2 (and max) threads, interleaved; the "
+	 "ratios and issue 15's UUID targets",
+	 NULL},
+	{"refcount", 1, 2, 10, 100 * PRESET_MS, 200 * PRESET_MS, 0, "1,1", 131072,
+	 CB_ALL_CONTRACTS, "^Refcount\\.",
+	 "every count, Refcount.cycle and .shared, interleaved; the ratios and "
+	 "issue 15's refcount targets",
+	 NULL},
 };
 
 void cb_usage(FILE *f)
@@ -118,9 +143,9 @@ void cb_usage(FILE *f)
 		"Run control\n"
 		"  --preset NAME        quick (default, `make bench`) | smoke | "
 		"default | jctools | mpmc |\n"
-		"                       mpsc | spmc | slowside | value (below); "
-		"explicit options "
-		"override the preset's\n"
+		"                       mpsc | spmc | slowside | value | extras | "
+		"uuid | refcount (below);\n"
+		"                       explicit options override the preset's\n"
 		"  -f N                 forks: each point runs in N fresh "
 		"processes, one after the other, and\n"
 		"                       their iterations are merged (0: in this "
@@ -134,6 +159,10 @@ void cb_usage(FILE *f)
 		"reported TIMEOUT (default 30s; smoke: 10s)\n"
 		"  -bm MODE[,MODE]      thrpt | avgt | sample | ss (JMH's); "
 		"default: each benchmark's own\n"
+		"  -t N[,N...]          threads (JMH's -t; N or max: the CPUs "
+		"allowed) of the benchmarks\n"
+		"                       that have a threads parameter (Uuid, "
+		"Refcount.shared): -p threads=...\n"
 		"  -tg P,C              P producer threads, C consumer threads "
 		"(default 1,1); repeat for\n"
 		"                       several shapes. Only queues whose contract "
@@ -343,6 +372,29 @@ static int capacity_ok(const char *v, size_t *out)
 	return 1;
 }
 
+/* The threads parameter's values (Uuid, Refcount.shared; -t): each a
+ * number in [1, CB_MAX_THREADS] or "max" (the CPUs allowed); 0, or -1
+ * after printing an error. */
+static int threads_ok(const cb_param_vals *p)
+{
+	for (size_t k = 0; k < p->nval; k++) {
+		const char *v = p->val[k];
+		char *end;
+		errno = 0;
+		unsigned long t = strtoul(v, &end, 10);
+		if (strcmp(v, "max") == 0 ||
+		    (end != v && *end == '\0' && errno == 0 && v[0] != '-' &&
+		     t >= 1 && t <= CB_MAX_THREADS))
+			continue;
+		fprintf(stderr,
+			"conq-bench: threads (-t) wants numbers in [1, %d] or "
+			"max, not '%s'\n",
+			CB_MAX_THREADS, v);
+		return -1;
+	}
+	return 0;
+}
+
 /* Set parameter `name` to the values of the comma list v (replacing any
  * earlier ones). */
 static int set_param(cb_options *o, const char *name, const char *v,
@@ -405,6 +457,9 @@ static int parse_param(const char *kv, cb_options *o)
 			return -1;
 		}
 	if (set_param(o, name, v, 1) != 0)
+		return -1;
+	if (strcmp(name, "threads") == 0 &&
+	    threads_ok(cb_find_param(o, name)) != 0)
 		return -1;
 	if (strcmp(name, "qCapacity") == 0) {
 		const cb_param_vals *p = cb_find_param(o, name);
@@ -631,6 +686,12 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 			NEED_ARG;
 			if (parse_param(arg, o) != 0)
 				return 2;
+		} else if (strcmp(a, "-t") == 0) {
+			/* JMH's thread count: the threads parameter. */
+			NEED_ARG;
+			if (set_param(o, "threads", arg, 1) != 0 ||
+			    threads_ok(cb_find_param(o, "threads")) != 0)
+				return 2;
 		} else if (strcmp(a, "-tg") == 0) {
 			NEED_ARG;
 			if (add_tg(o, arg) != 0)
@@ -659,7 +720,8 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 	if (p == NULL) {
 		fprintf(stderr,
 			"conq-bench: unknown preset '%s' (quick | smoke | "
-			"default | jctools | mpmc | mpsc | spmc | slowside | value)\n",
+			"default | jctools | mpmc | mpsc | spmc | slowside | "
+			"value | extras | uuid | refcount)\n",
 			o->preset);
 		return 2;
 	}

@@ -60,8 +60,11 @@ static void list_all(const cb_options *o)
 		for (size_t j = 0; j < w->nparams; j++) {
 			const cb_param_vals *pv =
 				cb_find_param_c(o, w->params[j].name);
-			printf("      %s = %s  %s", w->params[j].name,
-			       w->params[j].defaults, w->params[j].desc);
+			printf("      %s = %s  %s%s", w->params[j].name,
+			       w->params[j].defaults, w->params[j].desc,
+			       cb_param_is_interleaved(w, w->params[j].name)
+				       ? " (interleaved, as qType)"
+				       : "");
 			if (pv != NULL && pv->nval > 0) {
 				printf(" [this run:");
 				for (size_t v = 0; v < pv->nval; v++)
@@ -69,6 +72,15 @@ static void list_all(const cb_options *o)
 				printf("]");
 			}
 			printf("\n");
+		}
+		if (w->ncontenders > 0)
+			printf("      %s compiled in:\n", w->contender_param);
+		for (size_t j = 0; j < w->ncontenders; j++) {
+			static const char *const kn[] = {"own", "peer",
+							 "baseline"};
+			const cb_adapter *a = w->contenders[j];
+			printf("        %-30s %-8s %s\n", a->name, kn[a->kind],
+			       a->desc);
 		}
 	}
 	static const char *const kinds[] = {"own", "peer", "baseline"};
@@ -88,6 +100,17 @@ static void list_all(const cb_options *o)
 	}
 }
 
+/* Is contender c one of a workload before cb_workloads[w]'s too (two
+ * benchmarks may share a table: Refcount.cycle and .shared)? */
+static int listed_before(size_t w, const cb_adapter *c)
+{
+	for (size_t v = 0; v < w; v++)
+		for (size_t b = 0; b < cb_workloads[v]->ncontenders; b++)
+			if (cb_workloads[v]->contenders[b] == c)
+				return 1;
+	return 0;
+}
+
 static void list_peers(void)
 {
 	static const char *const st[] = {"compiled in", "MISSING", "planned",
@@ -104,6 +127,18 @@ static void list_peers(void)
 				    fnmatch(p->qtypes, cb_adapters[a]->name,
 					    0) == 0)
 					printf(" %s", cb_adapters[a]->name);
+			/* The contenders of the benchmarks that are not
+			 * queues' (Uuid, Refcount), each once. */
+			for (size_t w = 0; w < cb_nworkloads; w++)
+				for (size_t a = 0;
+				     a < cb_workloads[w]->ncontenders; a++) {
+					const cb_adapter *c =
+					    cb_workloads[w]->contenders[a];
+					if (c->kind == CB_KIND_PEER &&
+					    !listed_before(w, c) &&
+					    fnmatch(p->qtypes, c->name, 0) == 0)
+						printf(" %s", c->name);
+				}
 			printf("\n");
 		} else if (p->status == CB_PEER_MISSING)
 			printf("  %-17s %-12s not found at build time (%s): "
@@ -119,7 +154,8 @@ static void list_peers(void)
 	}
 	printf("Baselines (not queues of a library): ceiling:stream and "
 	       "ceiling:stream_locked (SPSC), mutex:ring and mutex:condvar "
-	       "(MPMC, the floor): always compiled in.\n");
+	       "(MPMC, the floor): always compiled in; so are the Uuid and "
+	       "Refcount baselines (baseline:*, see -l).\n");
 }
 
 /* The run's first line: which peers this build compares against, and, when

@@ -300,12 +300,22 @@ int cb_plan_build(const cb_options *o, cb_plan *plan, int quiet)
 			continue;
 		}
 		any_mode = 1;
-		/* Parameters in name order (JMH), values as given. */
+		/* A contender that -p names and this build lacks is a usage
+		 * error, before anything runs (as a qType). */
+		if (wl->ncontenders > 0) {
+			const cb_adapter *cs[CB_MAX_LIST * 4];
+			if (cb_select_contenders(wl, o, cs, CB_MAX_LIST * 4,
+						 quiet != 0) < 0)
+				return 2;
+		}
+		/* Parameters in name order (JMH), values as given; the
+		 * interleaved ones are not expanded (every value runs in each
+		 * point, as the queues of qType do). */
 		const cb_param_def *defs[CB_MAX_PARAMS];
-		size_t nd =
-		    wl->nparams < CB_MAX_PARAMS ? wl->nparams : CB_MAX_PARAMS;
-		for (size_t d = 0; d < nd; d++)
-			defs[d] = &wl->params[d];
+		size_t nd = 0;
+		for (size_t d = 0; d < wl->nparams && nd < CB_MAX_PARAMS; d++)
+			if (!cb_param_is_interleaved(wl, wl->params[d].name))
+				defs[nd++] = &wl->params[d];
 		qsort(defs, nd, sizeof defs[0], cmp_def);
 		const char *vals[CB_MAX_PARAMS][CB_MAX_LIST];
 		size_t nv[CB_MAX_PARAMS], idx[CB_MAX_PARAMS];
@@ -411,9 +421,11 @@ void cb_point_options(const cb_options *o, const cb_point *p, cb_options *po)
 	po->ntg = 1;
 	po->tg_p[0] = p->tg_p;
 	po->tg_c[0] = p->tg_c;
-	/* Every parameter down to one value: the point's, else its first. */
+	/* Every parameter down to one value: the point's, else its first;
+	 * the workload's interleaved ones keep all theirs. */
 	for (size_t k = 0; k < po->nparams; k++)
-		po->params[k].nval = po->params[k].nval ? 1 : 0;
+		if (!cb_param_is_interleaved(p->wl, po->params[k].name))
+			po->params[k].nval = po->params[k].nval ? 1 : 0;
 	for (size_t d = 0; d < p->n; d++) {
 		cb_param_vals *pv = cb_find_param(po, p->name[d]);
 		if (pv == NULL && po->nparams < CB_MAX_PARAMS) {
@@ -457,13 +469,13 @@ size_t cb_point_steps(const cb_options *o, const cb_point *p)
 
 /* ---- results: stamping, merging, failures -------------------------------- */
 
-/* Give the results [from, n) of rs the point's parameters and one fork. */
+/* Give the results [from, n) of rs the point's parameters (after their
+ * own, cb_result_param's) and one fork. */
 static int stamp(cb_results *rs, size_t from, const cb_point *p)
 {
 	for (size_t k = from; k < rs->n; k++) {
 		cb_result *r = &rs->r[k];
-		r->nparams = 0;
-		for (size_t d = 0; d < p->n && d < 16; d++) {
+		for (size_t d = 0; d < p->n && r->nparams < 16; d++) {
 			r->params[r->nparams].name = p->name[d];
 			r->params[r->nparams++].value = p->value[d];
 		}
@@ -644,6 +656,11 @@ int cb_results_write(int fd, const cb_results *rs)
 		    r->ndisturbed, r->violations, r->reorders, r->starved,
 		    r->pinned, r->oversubscribed, r->max_drained, r->max_window,
 		    r->checked, r->nsecondary);
+		/* The result's own parameters (the point's are stamped
+		 * again by the parent). */
+		for (size_t j = 0; j < r->nparams; j++)
+			sb_printf(&b, "P\t%s\t%s\n", r->params[j].name,
+				  r->params[j].value);
 		sb_series(&b, &r->primary);
 		for (size_t j = 0; j < r->nsecondary; j++)
 			sb_series(&b, &r->secondary[j]);
@@ -715,7 +732,7 @@ static const cb_adapter *adapter_by_name(const char *name)
 	for (size_t k = 0; k < cb_nadapters; k++)
 		if (strcmp(cb_adapters[k]->name, name) == 0)
 			return cb_adapters[k];
-	return NULL;
+	return cb_contender_by_name(name);
 }
 
 static int read_series(char **f, size_t nf, cb_series *s)
@@ -803,6 +820,11 @@ int cb_results_read(const char *buf, size_t len, cb_results *rs)
 				rc = read_series(
 				    f, nf, &r->secondary[r->nsecondary++]);
 			nsec_left--;
+			break;
+		case 'P':
+			if (r == NULL || nf != 3 ||
+			    cb_result_param(r, f[1], f[2]) != 0)
+				rc = -1;
 			break;
 		case 'D': {
 			if (r == NULL || nf != 3) {

@@ -240,6 +240,33 @@ static int ratio_line(FILE *f, const char *lhs, const char *note,
 	return 0;
 }
 
+int cb_report_ratio_series(FILE *f, const char *lhs, const double *a,
+			   const double *b, size_t n, const unsigned char *da,
+			   const unsigned char *db)
+{
+	return ratio_line(f, lhs, "", a, b, n, da, db);
+}
+
+double cb_round_ratio_series(const double *a, const double *b, size_t n,
+			     double *p25, double *p75)
+{
+	double *q = (double *)calloc(n ? n : 1, sizeof *q);
+	if (q == NULL || n == 0) {
+		free(q);
+		return NAN;
+	}
+	for (size_t k = 0; k < n; k++)
+		q[k] = a[k] / b[k];
+	cb_summary s;
+	cb_summarize(q, n, &s);
+	free(q);
+	if (p25 != NULL)
+		*p25 = s.p25;
+	if (p75 != NULL)
+		*p75 = s.p75;
+	return s.median;
+}
+
 int cb_report_ratio_line(FILE *f, const char *lhs, const cb_result *a,
 			 const cb_result *b)
 {
@@ -342,7 +369,9 @@ static void print_ratios(FILE *f, const cb_results *rs)
 			members++;
 			own |= rs->r[a].adapter->kind == CB_KIND_OWN;
 		}
-		if (!own || members < 2)
+		/* Contenders that are not queues (contract 0: Uuid,
+		 * Refcount): their workload's report has their ratios. */
+		if (!own || members < 2 || rs->r[g].adapter->contract == 0)
 			continue;
 		if (!header) {
 			fprintf(f,

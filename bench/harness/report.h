@@ -29,6 +29,18 @@ size_t cb_result_warnings(const cb_result *r, char (*w)[160], size_t max);
 int cb_report_ratio_line(FILE *f, const char *lhs, const cb_result *a,
 			 const cb_result *b);
 
+/* The same for two series of n rounds (da/db: their disturbed rounds, may
+ * be NULL): a ratio of things other than two primary scores (a sum of two
+ * contenders' times, a secondary metric). -1 on ENOMEM. */
+int cb_report_ratio_series(FILE *f, const char *lhs, const double *a,
+			   const double *b, size_t n, const unsigned char *da,
+			   const unsigned char *db);
+
+/* The median of the per-round ratios a[k] / b[k] over n rounds, and their
+ * quartiles (p25, p75: may be NULL); NAN if none. */
+double cb_round_ratio_series(const double *a, const double *b, size_t n,
+			     double *p25, double *p75);
+
 /* The median of the per-round ratios a[k] / b[k]; NAN if none. */
 double cb_round_ratio(const cb_result *a, const cb_result *b);
 

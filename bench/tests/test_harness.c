@@ -28,6 +28,9 @@
  *    block and target lines, the elemSize sweep chart, a queue that moves
  *    only part of an element failing as torn, a bad elemSize, the value
  *    preset;
+ *  - Uuid and Refcount: contenders and thread counts interleaved in a
+ *    fork, their JSON (threads, qType, no violation), ratio and target
+ *    lines, the extras preset, usage errors;
  *  - usage errors exit 2.
  */
 #include <errno.h>
@@ -782,6 +785,88 @@ static void test_value(void)
 	run_free(&r);
 }
 
+/* Uuid and Refcount (issue 15): some of conq's generators and counts with
+ * baselines, at 1 and 2 threads interleaved in one fork (the results come
+ * back over the pipe with their threads parameter), every result in the
+ * JSON with its contender as qType and no violation; the report's ratio
+ * and target lines; the extras preset's target lines; a uType this build
+ * lacks, or a bad -t, is a usage error. */
+static void test_extras(void)
+{
+	check_context("extras");
+	run r;
+	const char *args[] = {
+	    "Uuid|Refcount", "-p",
+	    "uType=conq:uuid_v4,conq:uuid_v7,baseline:clock_realtime", "-p",
+	    "rType=conq:refcount,baseline:*", "-t", "1,2", "-f", "1", "-wi",
+	    "0", "-i", "2", "-r", "10ms", "-rf", "json", "-rff", "extras.json",
+	    NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	cb_json *j = load_json("extras.json");
+	/* Uuid.gen 3 x 2 thread counts, Refcount.cycle 4 (one thread),
+	 * Refcount.shared 4 x 2. */
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 6 + 4 + 8)) {
+		for (size_t k = 0; k < j->n; k++) {
+			const cb_json *e = &j->kid[k];
+			const cb_json *p = cb_json_get(e, "params");
+			const char *bm = jstr(e, "benchmark");
+			check_context("extras %s %s threads=%s", bm,
+				      jstr(p, "qType"), jstr(p, "threads"));
+			check_jmh_entry(e, 1, 2);
+			CHECK_TRUE(strncmp(jstr(p, "qType"), "conq:", 5) == 0 ||
+				   strncmp(jstr(p, "qType"), "baseline:", 9) ==
+				       0);
+			double th = cb_json_number(cb_json_get(e, "threads"));
+			if (strcmp(bm, "Refcount.cycle") == 0)
+				CHECK_EQ(th, 1);
+			else
+				CHECK_EQ(th, atof(jstr(p, "threads")));
+			const cb_json *ck =
+			    cb_json_get(cb_json_get(e, "conqBench"), "checks");
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")),
+				 0);
+			CHECK_TRUE(cb_json_number(cb_json_get(
+				       cb_json_get(e, "primaryMetric"),
+				       "score")) > 0);
+		}
+	}
+	cb_json_free(j);
+	check_context("extras report");
+	CHECK_TRUE(strstr(r.out, "Issue 15's UUID targets") != NULL);
+	CHECK_EQ(count_str(r.out, "conq:uuid_v4 threads=2 / threads=1 "), 1);
+	CHECK_EQ(count_str(r.out, "conq:uuid_v7 / (baseline:clock_realtime "
+				  "+ conq:uuid_v4)"),
+		 1);
+	CHECK_EQ(count_str(r.out, "Refcount.cycle conq:refcount / "
+				  "baseline:seq_cst_init <= 0.85x"),
+		 1);
+	CHECK_EQ(count_str(r.out, "Refcount.shared threads=2 conq:refcount / "
+				  "baseline:unchecked within noise"),
+		 1);
+	run_free(&r);
+
+	check_context("extras preset");
+	const char *pre[] = {"--preset", "extras", "-wi", "0", "-i", "1",
+			     "-r",	 "10ms",   "-t",  "1,2", NULL};
+	run_bench(&r, pre);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(strstr(r.out, "Issue 15's UUID targets") != NULL);
+	CHECK_TRUE(strstr(r.out, "Issue 15's refcount targets") != NULL);
+	run_free(&r);
+
+	check_context("extras usage");
+	static const char *const bad[][4] = {{"Uuid", "-p", "uType=nosuch:x", NULL},
+					     {"Uuid", "-t", "0", NULL},
+					     {"Refcount", "-t", "x", NULL}};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		run_bench(&r, bad[k]);
+		check_context("extras usage %s %s", bad[k][1], bad[k][2]);
+		CHECK_EQ(r.status, 2);
+		run_free(&r);
+	}
+}
+
 static void test_usage(void)
 {
 	check_context("usage");
@@ -834,6 +919,7 @@ int main(int argc, char **argv)
 	test_compare();
 	test_plot();
 	test_value();
+	test_extras();
 	test_usage();
 	/* Leave the scratch directory for a failed run's post-mortem. */
 	if (check_failed() == 0) {

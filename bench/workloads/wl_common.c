@@ -2,6 +2,7 @@
 /* wl_common.c - trials and rounds shared by the group workloads. */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,4 +394,66 @@ uint64_t cb_wl_leftover(const cb_adapter *a, void *q, size_t usable)
 	while (left <= usable && a->poll(q) != NULL)
 		left++;
 	return left;
+}
+
+void cb_wl_thread_rates(const cb_wl_trial *t, uint64_t per, double *ns,
+			double *rate)
+{
+	double sum_ns = 0, sum_rate = 0;
+	for (unsigned k = 0; k < t->nthreads; k++) {
+		const cb_worker *w = &t->g.w[k];
+		double el = (double)(w->t_stop - w->t_start);
+		double units = (double)w->made * (double)per;
+		sum_ns += units > 0 ? el / units : el;
+		sum_rate += units / (el / 1e3 + 1e-9);
+	}
+	*ns = t->nthreads ? sum_ns / (double)t->nthreads : 0;
+	*rate = sum_rate;
+}
+
+int cb_wl_thread_counts(const cb_workload *wl, const cb_options *o,
+			const cb_env *env, unsigned *out, size_t max)
+{
+	const char *v[CB_MAX_LIST];
+	size_t nv = cb_param_list(wl, o, "threads", v, CB_MAX_LIST);
+	size_t n = 0;
+	for (size_t k = 0; k < nv; k++) {
+		unsigned long t;
+		char *end = NULL;
+		if (strcmp(v[k], "max") == 0) {
+			cpu_set_t set;
+			int cpus = env != NULL ? env->allowed
+				   : sched_getaffinity(0, sizeof set, &set) == 0
+				       ? CPU_COUNT(&set)
+				       : 1;
+			t = cpus > 0 ? (unsigned long)cpus : 1;
+			if (t > CB_MAX_THREADS)
+				t = CB_MAX_THREADS;
+		} else {
+			errno = 0;
+			t = strtoul(v[k], &end, 10);
+			if (end == v[k] || *end != '\0' || errno != 0 ||
+			    v[k][0] == '-' || t < 1 || t > CB_MAX_THREADS) {
+				if (env != NULL)
+					fprintf(stderr,
+						"conq-bench: %s: threads is a "
+						"number in 1..%d or max, not "
+						"'%s'\n",
+						wl->name, CB_MAX_THREADS, v[k]);
+				return -1;
+			}
+		}
+		int seen = 0;
+		for (size_t j = 0; j < n; j++)
+			seen |= out[j] == (unsigned)t;
+		if (!seen && n < max)
+			out[n++] = (unsigned)t;
+	}
+	if (n == 0) {
+		if (env != NULL)
+			fprintf(stderr, "conq-bench: %s: no thread count\n",
+				wl->name);
+		return -1;
+	}
+	return (int)n;
 }

@@ -154,6 +154,21 @@ void cb_wl_header(const cb_workload *wl, const cb_options *o,
 /* Parse "16K", "512K", "8M", "1G" or a plain number of bytes; 0 or -1. */
 int cb_wl_parse_size(const char *s, uint64_t *v);
 
+/* The rates of an iteration of t whose threads each made w->made ops of
+ * `per` units (UUIDs, cycles): *ns, the mean over the threads of each
+ * one's ns per unit (avgt, JMH's aggregation); *rate, the sum over them of
+ * each one's units per us (thrpt). */
+void cb_wl_thread_rates(const cb_wl_trial *t, uint64_t per, double *ns,
+			double *rate);
+
+/* The values of wl's interleaved parameter "threads" (a number, or "max":
+ * the CPUs this process may run on, env->allowed), each once, in the order
+ * given: at most max into out; how many, or -1 after printing an error.
+ * env NULL (a workload's `steps`): the CPUs counted here, nothing
+ * printed. */
+int cb_wl_thread_counts(const cb_workload *wl, const cb_options *o,
+			const cb_env *env, unsigned *out, size_t max);
+
 /* Sum of 1..n mod 2^64. */
 static inline uint64_t cb_wl_tri(uint64_t n)
 {

@@ -84,9 +84,11 @@ typedef struct cb_result {
 	struct cb_hist *hist;
 	const char *hist_unit; /* "ns" */
 	/* Set by the harness: the point's parameters (workload params,
-	 * qCapacity included; not qType, which is the adapter), the forks
-	 * the series came from, and how many values each fork gave (every
-	 * series of a result has one value per measured iteration). */
+	 * qCapacity included; not qType, which is the adapter), after those
+	 * the workload gave the result itself (cb_result_param: its values of
+	 * the interleaved parameters), the forks the series came from, and
+	 * how many values each fork gave (every series of a result has one
+	 * value per measured iteration). */
 	cb_kv params[16];
 	size_t nparams;
 	unsigned forks;
@@ -182,6 +184,23 @@ struct cb_workload {
 	/* Optional: its own lines in the text report, after the ratios (the
 	 * results of every workload are passed: pick yours by benchmark). */
 	void (*report)(FILE *f, const cb_results *rs);
+	/* Optional: its parameters that are not expanded (their names,
+	 * comma-separated), as qType is not: all the values of each run in
+	 * one point, interleaved round by round, so that their per-round
+	 * ratios compare the same machine states. run() reads them with
+	 * cb_param_list(), and gives each result its own value with
+	 * cb_result_param() (a column of the table, a JSON param). */
+	const char *interleaved;
+	/* A benchmark that is not a queue's (Uuid, Refcount): what its
+	 * interleaved parameter `contender_param` ("uType") selects, by name
+	 * or glob. Each is a cb_adapter for the reports (name, family, kind,
+	 * desc; contract 0, no loops: no queue workload runs it), usually
+	 * the first member of the workload's own contender struct; a
+	 * result's adapter is its contender. -l lists them, --list-peers
+	 * lists the peers' among the libraries. */
+	const char *contender_param;
+	const cb_adapter *const *contenders;
+	size_t ncontenders;
 };
 
 extern const cb_workload *const cb_workloads[];
@@ -204,6 +223,33 @@ int cb_select_adapters(const cb_options *o, unsigned p, unsigned c,
 int cb_select_value_adapters(const cb_options *o, unsigned p, unsigned c,
 			     const cb_adapter **out, size_t max,
 			     const cb_adapter **skipped, size_t *nskipped);
+
+/* Is `name` one of wl's interleaved parameters (cb_workload.interleaved)? */
+bool cb_param_is_interleaved(const cb_workload *wl, const char *name);
+
+/* All the values of wl's parameter `name` at the point `o` (an interleaved
+ * one keeps every value): from -p or the preset, else the parameter's
+ * defaults. At most `max` into out (strings that live until exit); how
+ * many. */
+size_t cb_param_list(const cb_workload *wl, const cb_options *o,
+		     const char *name, const char **out, size_t max);
+
+/* Give result r a parameter of its own (an interleaved parameter's value:
+ * "threads" = "2"), before the point's; 0, or -1 (ENOMEM, or 16 already). */
+int cb_result_param(cb_result *r, const char *name, const char *value);
+
+/* The contenders of wl (cb_workload.contenders) that its contender_param
+ * selects at the point `o`, in the order of its patterns (fnmatch), each
+ * once, at most `max`; how many, or -1 after printing an error (a pattern
+ * given with -p that matches none; a pattern from a preset or the defaults
+ * that matches none is a peer this build lacks, left out); quiet: print
+ * nothing. */
+int cb_select_contenders(const cb_workload *wl, const cb_options *o,
+			 const cb_adapter **out, size_t max, bool quiet);
+
+/* A contender of any workload, by name; NULL if none (the fork pipe's
+ * results name their adapter). */
+const cb_adapter *cb_contender_by_name(const char *name);
 
 /* QueueValueThroughput's block of the text report (wl_value.c). */
 void cb_value_report(FILE *f, const cb_results *rs);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "histogram.h"
+#include "plan.h"
 #include "workload.h"
 
 extern const cb_workload cb_wl_throughput, cb_wl_slowside, cb_wl_value;
@@ -13,6 +14,8 @@ extern const cb_workload cb_wl_test_hang;
 extern const cb_workload cb_wl_test_echo;
 extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
 	cb_wl_align, cb_wl_limits, cb_wl_handoff;
+extern const cb_workload cb_wl_uuid, cb_wl_refcount_cycle,
+	cb_wl_refcount_shared;
 
 /* One line per workload (the order of the plan and of -l). */
 const cb_workload *const cb_workloads[] = {
@@ -26,6 +29,9 @@ const cb_workload *const cb_workloads[] = {
 	&cb_wl_align,
 	&cb_wl_limits,
 	&cb_wl_handoff,
+	&cb_wl_uuid,
+	&cb_wl_refcount_cycle,
+	&cb_wl_refcount_shared,
 	&cb_wl_test_hang,
 	&cb_wl_test_echo,
 };
@@ -95,6 +101,113 @@ int cb_results_fail(cb_results *rs, int timeout, const char *what,
 	return 0;
 }
 
+static int listed(const cb_adapter *const *v, size_t n, const cb_adapter *a)
+{
+	for (size_t j = 0; j < n; j++)
+		if (v[j] == a)
+			return 1;
+	return 0;
+}
+
+bool cb_param_is_interleaved(const cb_workload *wl, const char *name)
+{
+	const char *s = wl->interleaved;
+	const size_t len = strlen(name);
+	while (s != NULL && *s != '\0') {
+		size_t n = strcspn(s, ",");
+		if (n == len && strncmp(s, name, n) == 0)
+			return true;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return false;
+}
+
+size_t cb_param_list(const cb_workload *wl, const cb_options *o,
+		     const char *name, const char **out, size_t max)
+{
+	const cb_param_vals *pv = cb_find_param_c(o, name);
+	size_t n = 0;
+	if (pv != NULL && pv->nval > 0) {
+		for (size_t k = 0; k < pv->nval && n < max; k++)
+			out[n++] = pv->val[k];
+		return n;
+	}
+	const char *s = NULL;
+	for (size_t d = 0; d < wl->nparams && s == NULL; d++)
+		if (strcmp(wl->params[d].name, name) == 0)
+			s = wl->params[d].defaults;
+	while (s != NULL && *s != '\0' && n < max) {
+		size_t len = strcspn(s, ",");
+		char buf[128];
+		snprintf(buf, sizeof buf, "%.*s", (int)len, s);
+		const char *v = cb_intern(buf);
+		if (v == NULL)
+			break;
+		out[n++] = v;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}
+
+int cb_result_param(cb_result *r, const char *name, const char *value)
+{
+	const size_t max = sizeof r->params / sizeof r->params[0];
+	const char *n = cb_intern(name), *v = cb_intern(value);
+	if (n == NULL || v == NULL || r->nparams == max)
+		return -1;
+	r->params[r->nparams].name = n;
+	r->params[r->nparams++].value = v;
+	return 0;
+}
+
+int cb_select_contenders(const cb_workload *wl, const cb_options *o,
+			 const cb_adapter **out, size_t max, bool quiet)
+{
+	const char *pat[CB_MAX_LIST];
+	size_t np = cb_param_list(wl, o, wl->contender_param, pat, CB_MAX_LIST);
+	const cb_param_vals *pv = cb_find_param_c(o, wl->contender_param);
+	const int given = pv != NULL && pv->given;
+	size_t n = 0;
+	for (size_t p = 0; p < np; p++) {
+		int hit = 0;
+		for (size_t k = 0; k < wl->ncontenders; k++) {
+			const cb_adapter *a = wl->contenders[k];
+			if (fnmatch(pat[p], a->name, 0) != 0)
+				continue;
+			hit = 1;
+			if (!listed(out, n, a) && n < max)
+				out[n++] = a;
+		}
+		if (!hit && given) {
+			if (quiet)
+				return -1;
+			fprintf(stderr,
+				"conq-bench: %s: %s '%s' matches nothing "
+				"compiled in (see -l and --list-peers)\n",
+				wl->name, wl->contender_param, pat[p]);
+			return -1;
+		}
+	}
+	if (n == 0 && !quiet)
+		fprintf(stderr, "conq-bench: %s: no %s selected\n", wl->name,
+			wl->contender_param);
+	return n == 0 ? -1 : (int)n;
+}
+
+const cb_adapter *cb_contender_by_name(const char *name)
+{
+	for (size_t w = 0; w < cb_nworkloads; w++)
+		for (size_t k = 0; k < cb_workloads[w]->ncontenders; k++)
+			if (strcmp(cb_workloads[w]->contenders[k]->name,
+				   name) == 0)
+				return cb_workloads[w]->contenders[k];
+	return NULL;
+}
+
 int cb_check_qtypes(const cb_options *o)
 {
 	for (size_t p = 0; p < o->nqtype; p++) {
@@ -109,14 +222,6 @@ int cb_check_qtypes(const cb_options *o)
 			return -1;
 		}
 	}
-	return 0;
-}
-
-static int listed(const cb_adapter *const *v, size_t n, const cb_adapter *a)
-{
-	for (size_t j = 0; j < n; j++)
-		if (v[j] == a)
-			return 1;
 	return 0;
 }
 

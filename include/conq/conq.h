@@ -45,6 +45,8 @@
 #include "conq/version.h"
 #include "conq/common.h"
 #include "conq/eventcount.h"
+#include "conq/refcount.h"
+#include "conq/uuid.h"
 #include "conq/shm.h"
 #include "conq/spsc_array.h"
 #include "conq/mpsc_array.h"

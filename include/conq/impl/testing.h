@@ -98,6 +98,10 @@ void conq__test_block_spin(unsigned ns);
  * wait system call made), since it started. */
 unsigned long conq__test_eventcount_sleeps(void);
 
+/* conq/uuid.h: how many threads' generator states are mapped now (made at
+ * a thread's first call, unmapped at its exit). */
+size_t conq__uuid_live_states(void);
+
 #ifdef __cplusplus
 }
 #endif
