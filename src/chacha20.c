@@ -93,8 +93,8 @@ void conq__chacha20_blocks4(const uint8_t key[32], uint32_t counter,
 		x[i] = (conq__v4u32){s[i], s[i], s[i], s[i]};
 	/* Lane j is block counter + j (the counter wraps as RFC 8439's
 	 * 32-bit counter does; the generator never comes near it). */
-	x[12] = (conq__v4u32){counter, counter + 1u, counter + 2u,
-			      counter + 3u};
+	x[12] =
+	    (conq__v4u32){counter, counter + 1u, counter + 2u, counter + 3u};
 	memcpy(o, x, sizeof o);
 	ROUNDS(x);
 	for (int i = 0; i < 16; i++)

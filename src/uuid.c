@@ -49,7 +49,6 @@ struct rng {
 	unsigned long gen; /* g_fork_gen when keyed; 0: never / wiped */
 	uint32_t batches;  /* refills since the last getrandom */
 	uint64_t v7_last;  /* unix ms << 12 | rand_a of the last v7 */
-	void *vstate;	   /* the vDSO's opaque state (vdso backend) */
 	uint8_t key[KEY_LEN];
 	uint8_t buf[BATCH] __attribute__((aligned(64)));
 };
@@ -77,6 +76,10 @@ static vgetrandom_fn g_vgetrandom;
 static struct vgetrandom_params g_vparams;
 
 static __thread struct rng *tls_rng __attribute__((tls_model("initial-exec")));
+/* The vDSO's opaque state of this thread (vdso backend): outside the
+ * wiped page, so that a child keeps using the page (the kernel wipes its
+ * contents at the fork, and the vDSO starts it afresh). */
+static __thread void *tls_vstate __attribute__((tls_model("initial-exec")));
 static size_t g_live; /* states mapped (a test's count: relaxed) */
 
 size_t conq__uuid_live_states(void)
@@ -102,9 +105,10 @@ static void rng_free(void *p)
 		return;
 	if (tls_rng == r)
 		tls_rng = NULL;
-	if (r->vstate != NULL) {
-		wipe(r->vstate, g_vparams.size_of_opaque_state);
-		munmap(r->vstate, g_page);
+	if (tls_vstate != NULL) {
+		wipe(tls_vstate, g_vparams.size_of_opaque_state);
+		munmap(tls_vstate, g_page);
+		tls_vstate = NULL;
 	}
 	wipe(r, sizeof *r);
 	munmap(r, g_page);
@@ -155,7 +159,8 @@ static void *vdso_sym(const char *name)
 	for (ElfW(Word) i = 0; i < nsym; i++) {
 		unsigned type = ELF64_ST_TYPE(sym[i].st_info);
 		unsigned bind = ELF64_ST_BIND(sym[i].st_info);
-		if (type == STT_FUNC && (bind == STB_GLOBAL || bind == STB_WEAK) &&
+		if (type == STT_FUNC &&
+		    (bind == STB_GLOBAL || bind == STB_WEAK) &&
 		    sym[i].st_shndx != SHN_UNDEF &&
 		    strcmp(str + sym[i].st_name, name) == 0)
 			return (void *)(bias + (uintptr_t)sym[i].st_value);
@@ -172,8 +177,8 @@ static void vdso_init(void)
 	memcpy(&fn, &f, sizeof fn);
 	struct vgetrandom_params p;
 	memset(&p, 0, sizeof p);
-	if (fn(NULL, 0, 0, &p, ~(size_t)0) != 0 || p.size_of_opaque_state == 0 ||
-	    p.size_of_opaque_state > g_page)
+	if (fn(NULL, 0, 0, &p, ~(size_t)0) != 0 ||
+	    p.size_of_opaque_state == 0 || p.size_of_opaque_state > g_page)
 		return;
 	g_vparams = p;
 	g_vgetrandom = fn;
@@ -260,19 +265,19 @@ static struct rng *rng_slow(void)
 		/* New, or a child's (wiped, or copied from the parent):
 		 * nothing in it may be used. */
 		uint64_t v7 = r->gen != 0 ? r->v7_last : 0;
-		void *vs = r->vstate;
 		wipe(r, sizeof *r);
 		r->v7_last = v7;
 		if (g_backend == BACKEND_VDSO) {
-			if (vs == NULL) {
-				vs = mmap(NULL, g_page, (int)g_vparams.mmap_prot,
-					  (int)g_vparams.mmap_flags, -1, 0);
+			if (tls_vstate == NULL) {
+				void *vs =
+				    mmap(NULL, g_page, (int)g_vparams.mmap_prot,
+					 (int)g_vparams.mmap_flags, -1, 0);
 				if (vs == MAP_FAILED) {
 					errno = ENOMEM;
 					return NULL;
 				}
+				tls_vstate = vs;
 			}
-			r->vstate = vs;
 		} else if (os_random(r->key, KEY_LEN) != 0) {
 			return NULL;
 		}
@@ -282,10 +287,10 @@ static struct rng *rng_slow(void)
 }
 
 /* The vDSO backend: n bytes from the kernel's generator into out. */
-static int vdso_read(struct rng *r, uint8_t *out, size_t n)
+static int vdso_read(uint8_t *out, size_t n)
 {
 	while (n > 0) {
-		long k = g_vgetrandom(out, n, 0, r->vstate,
+		long k = g_vgetrandom(out, n, 0, tls_vstate,
 				      g_vparams.size_of_opaque_state);
 		if (k < 0) {
 			if (k == -EINTR)
@@ -316,13 +321,13 @@ static __attribute__((noinline)) int rand_slow(uint8_t *out, size_t n)
 	if (r == NULL)
 		return -1;
 	if (g_backend == BACKEND_VDSO && n >= VDSO_BATCH)
-		return vdso_read(r, out, n); /* straight in, nothing kept */
+		return vdso_read(out, n); /* straight in, nothing kept */
 	while (n > 0) {
 		if (r->left == 0) {
 			if (g_backend != BACKEND_VDSO) {
 				if (refill(r) != 0)
 					return -1;
-			} else if (vdso_read(r, r->buf + BATCH - VDSO_BATCH,
+			} else if (vdso_read(r->buf + BATCH - VDSO_BATCH,
 					     VDSO_BATCH) != 0) {
 				return -1;
 			} else {
@@ -385,8 +390,8 @@ static int64_t v7_now(void)
 		return -1;
 	if (ts.tv_sec < 0)
 		return 0;
-	uint64_t ms = (uint64_t)ts.tv_sec * 1000u +
-		      (uint64_t)ts.tv_nsec / 1000000u;
+	uint64_t ms =
+	    (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 	uint64_t frac = ((uint64_t)ts.tv_nsec % 1000000u) * 4096u / 1000000u;
 	return (int64_t)(ms << 12 | frac);
 }

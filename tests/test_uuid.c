@@ -78,9 +78,10 @@ static void test_chacha(void)
 		key[i] = (uint8_t)i;
 	/* RFC 8439 2.3.2: the block function. */
 	unhex("000000090000004a00000000", nonce, 12);
-	unhex("10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
-	      "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e",
-	      want, 64);
+	unhex(
+	    "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
+	    "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e",
+	    want, 64);
 	conq__chacha20_block(key, 1, nonce, out);
 	CHECK_EQ_I(memcmp(out, want, 64), 0);
 	/* The same block from lane 0 of the four-lane function. */
@@ -106,11 +107,12 @@ static void test_chacha(void)
 	/* RFC 8439 A.1 #1 and #2: zero key and nonce, counters 0 and 1. */
 	memset(key, 0, sizeof key);
 	memset(nonce, 0, sizeof nonce);
-	unhex("76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
-	      "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586"
-	      "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed"
-	      "29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f",
-	      want, 128);
+	unhex(
+	    "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
+	    "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586"
+	    "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed"
+	    "29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f",
+	    want, 128);
 	conq__chacha20_blocks4(key, 0, nonce, out);
 	CHECK_EQ_I(memcmp(out, want, 128), 0);
 
@@ -193,8 +195,9 @@ static void *gen_thread(void *p)
 	if (a->bulk) {
 		for (size_t i = 0; i < a->n; i += 1000) {
 			size_t k = a->n - i < 1000 ? a->n - i : 1000;
-			a->fails += (a->v7 ? conq_uuid_v7_bulk(a->u + i, k)
-					   : conq_uuid_v4_bulk(a->u + i, k)) != 0;
+			a->fails +=
+			    (a->v7 ? conq_uuid_v7_bulk(a->u + i, k)
+				   : conq_uuid_v4_bulk(a->u + i, k)) != 0;
 		}
 	} else {
 		for (size_t i = 0; i < a->n; i++)
@@ -238,7 +241,8 @@ static void test_unique(void)
 	CHECK_EQ_I(a[0].fails + a[1].fails, 0);
 	size_t bad = 0;
 	for (size_t i = 0; i < n; i++)
-		bad += conq_uuid_version(u[i]) != 4 || !conq_uuid_is_rfc9562(u[i]);
+		bad +=
+		    conq_uuid_version(u[i]) != 4 || !conq_uuid_is_rfc9562(u[i]);
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(dups(u, n), 0);
 	printf("unique: %zu v4 UUIDs from 2 threads, no duplicate (%s)\n", n,
@@ -288,18 +292,18 @@ static void test_text(void)
 	static const char *const rejects[] = {
 	    "",
 	    "123e4567",
-	    "123e4567-e89b-12d3-a456-42661417400",	  /* 35 */
-	    "123e4567-e89b-12d3-a456-4266141740000",	  /* 37 */
-	    "123e4567-e89b-12d3-a456-426614174000 ",	  /* trailing */
-	    " 123e4567-e89b-12d3-a456-426614174000",	  /* leading */
-	    "{123e4567-e89b-12d3-a456-426614174000}",	  /* braces */
+	    "123e4567-e89b-12d3-a456-42661417400",	     /* 35 */
+	    "123e4567-e89b-12d3-a456-4266141740000",	     /* 37 */
+	    "123e4567-e89b-12d3-a456-426614174000 ",	     /* trailing */
+	    " 123e4567-e89b-12d3-a456-426614174000",	     /* leading */
+	    "{123e4567-e89b-12d3-a456-426614174000}",	     /* braces */
 	    "urn:uuid:123e4567-e89b-12d3-a456-426614174000", /* URN */
-	    "123e4567e89b12d3a456426614174000",		  /* no hyphens */
-	    "123e4567-e89b-12d3-a456_426614174000",	  /* wrong separator */
-	    "123e4567-e89b-12d3a-456-426614174000",	  /* moved hyphen */
-	    "123e4567-e89b-12d3-a456-42661417400g",	  /* not hex */
-	    "123e4567-e89b-12d3-a456-4266141740\n0",	  /* control */
-	    "+23e4567-e89b-12d3-a456-426614174000",	  /* sign */
+	    "123e4567e89b12d3a456426614174000",		     /* no hyphens */
+	    "123e4567-e89b-12d3-a456_426614174000",  /* wrong separator */
+	    "123e4567-e89b-12d3a-456-426614174000",  /* moved hyphen */
+	    "123e4567-e89b-12d3-a456-42661417400g",  /* not hex */
+	    "123e4567-e89b-12d3-a456-4266141740\n0", /* control */
+	    "+23e4567-e89b-12d3-a456-426614174000",  /* sign */
 	    "123e4567--89b-12d3-a456-426614174000",
 	};
 	for (size_t i = 0; i < sizeof rejects / sizeof *rejects; i++) {
@@ -356,7 +360,8 @@ static void test_v7(void)
 		for (int k = 0; k < 2; k++) {
 			uint8_t(*v)[16] = u + (size_t)k * n;
 			for (size_t i = 0; i < n; i++) {
-				order += i > 0 && memcmp(v[i - 1], v[i], 16) >= 0;
+				order +=
+				    i > 0 && memcmp(v[i - 1], v[i], 16) >= 0;
 				bits += conq_uuid_version(v[i]) != 7 ||
 					!conq_uuid_is_rfc9562(v[i]);
 				/* The counter may run ahead of the clock when
@@ -404,9 +409,9 @@ static void child_emit(int fd)
  * made by a raw clone(2)? */
 static int wipeonfork_works(void)
 {
-	unsigned char *p = (unsigned char *)mmap(
-	    NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-	    -1, 0);
+	unsigned char *p =
+	    (unsigned char *)mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 0;
 	p[0] = 1;
@@ -748,8 +753,8 @@ static void test_args(void)
 	CHECK_EQ_I(conq_uuid_parse(NULL, u), -1);
 	CHECK_EQ_I(errno, EINVAL);
 	errno = 0;
-	CHECK_EQ_I(conq_uuid_parse("123e4567-e89b-12d3-a456-426614174000", NULL),
-		   -1);
+	CHECK_EQ_I(
+	    conq_uuid_parse("123e4567-e89b-12d3-a456-426614174000", NULL), -1);
 	CHECK_EQ_I(errno, EINVAL);
 	const char *b = conq_uuid_backend();
 	CHECK_TRUE(strcmp(b, "chacha20") == 0 || strcmp(b, "vdso") == 0);

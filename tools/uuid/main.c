@@ -91,9 +91,8 @@ int main(int argc, char **argv)
 		case 'n':
 			count = parse_count(optarg);
 			if (count < 0) {
-				fprintf(stderr,
-					"%s: -n: not a count: '%s'\n", prog,
-					optarg);
+				fprintf(stderr, "%s: -n: not a count: '%s'\n",
+					prog, optarg);
 				return 2;
 			}
 			break;
@@ -136,7 +135,8 @@ int main(int argc, char **argv)
 				: conq_uuid_v4_bulk(u, k);
 		else
 			for (size_t i = 0; i < k && rc == 0; i++)
-				rc = v7 ? conq_uuid_v7(u[i]) : conq_uuid_v4(u[i]);
+				rc = v7 ? conq_uuid_v7(u[i])
+					: conq_uuid_v4(u[i]);
 		if (rc != 0) {
 			fprintf(stderr, "%s: no UUID: %s\n", prog,
 				strerror(errno));
