@@ -55,6 +55,7 @@
  * within their interquartile range).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@
 #include "conq/refcount.h"
 #include "report.h"
 #include "stats.h"
-#include "wl_common.h"
+#include "wl_contest.h"
 
 #define RC_CYCLE_BENCH "Refcount.cycle"
 #define RC_SHARED_BENCH "Refcount.shared"
@@ -221,44 +222,32 @@ static inline bool rc_glibm_release(rc_obj *o)
 		(bad) += P##_release(o) ? 0u : 1u;                             \
 	} while (0)
 
-/* One retain + release on a count others hold too. */
-#define RC_PAIR(P, o, bad)                                                     \
+/* One retain + release on a count others hold too (seq unused). */
+#define RC_PAIR(P, o, seq, bad)                                                \
 	do {                                                                   \
 		P##_retain(o);                                                 \
 		(bad) += P##_release(o) ? 1u : 0u;                             \
 	} while (0)
 
-/* The roles of count P: the cycle (w->seq: the payload's last value) and
- * the pair, each with a warm-down (a thread that stopped keeps running
- * uncounted until all have, so that no measured window runs alone). */
-#define RC_ROLES(P)                                                            \
-	static void P##_cycle_role(cb_worker *w)                               \
+/* The role NAME of count P, whose op is OP (RC_CYCLE, RC_PAIR; w->seq: the
+ * payload's last value). */
+#define RC_ROLE(P, NAME, OP)                                                   \
+	static void P##_##NAME##_role(cb_worker *w)                            \
 	{                                                                      \
 		rc_obj *const o = (rc_obj *)w->q;                              \
 		cb_ctl *const ctl = w->ctl;                                    \
 		uint64_t made = 0, extra = 0, bad = 0, seq = w->seq;           \
-		cb_rusage u0_;                                                 \
-		cb_worker_begin(ctl, &u0_);                                    \
-		CB_OP_LOOPS(ctl, (cb_hist *)NULL, 0, made, extra, t0, t1,      \
-			    RC_CYCLE, P, o, seq, bad);                         \
-		while (cb_ctl_warming_down(ctl))                               \
-			RC_CYCLE(P, o, seq, bad);                              \
+		CB_WL_CONTEST_LOOPS(ctl, u0_, made, extra, t0, t1, OP, P, o,   \
+				    seq, bad);                                 \
 		w->seq = seq;                                                  \
 		cb_worker_done(w, made, 0, extra, bad, t0, t1, &u0_);          \
-	}                                                                      \
-	static void P##_shared_role(cb_worker *w)                              \
-	{                                                                      \
-		rc_obj *const o = (rc_obj *)w->q;                              \
-		cb_ctl *const ctl = w->ctl;                                    \
-		uint64_t made = 0, extra = 0, bad = 0;                         \
-		cb_rusage u0_;                                                 \
-		cb_worker_begin(ctl, &u0_);                                    \
-		CB_OP_LOOPS(ctl, (cb_hist *)NULL, 0, made, extra, t0, t1,      \
-			    RC_PAIR, P, o, bad);                               \
-		while (cb_ctl_warming_down(ctl))                               \
-			RC_PAIR(P, o, bad);                                    \
-		cb_worker_done(w, made, 0, extra, bad, t0, t1, &u0_);          \
-	}                                                                      \
+	}
+
+/* The roles of count P, the cycle and the pair, and its init and count
+ * read for the setup and the checks. */
+#define RC_ROLES(P)                                                            \
+	RC_ROLE(P, cycle, RC_CYCLE)                                            \
+	RC_ROLE(P, shared, RC_PAIR)                                            \
 	static void P##_init_fn(rc_obj *o)                                     \
 	{                                                                      \
 		P##_init(o);                                                   \
@@ -267,15 +256,6 @@ static inline bool rc_glibm_release(rc_obj *o)
 	{                                                                      \
 		return P##_get(o);                                             \
 	}
-
-RC_ROLES(rc_conq)
-RC_ROLES(rc_seqcst)
-RC_ROLES(rc_kernel)
-RC_ROLES(rc_plain)
-#ifdef CB_HAVE_GLIB
-RC_ROLES(rc_glib)
-RC_ROLES(rc_glibm)
-#endif
 
 /* A contender: what the reports see (a), its two roles, and its init and
  * count read for the setup and the checks (single-threaded, between
@@ -287,7 +267,9 @@ typedef struct rc_contender {
 	int32_t (*get)(const rc_obj *o);
 } rc_contender;
 
+/* Count P's contender, P_contender, after its roles (RC_ROLES). */
 #define RC_CONTENDER(P, NAME, FAMILY, KIND, DESC)                              \
+	RC_ROLES(P)                                                            \
 	static const rc_contender P##_contender = {                            \
 	    .a = {.name = NAME, .family = FAMILY, .desc = DESC, .kind = KIND}, \
 	    .cycle = P##_cycle_role,                                           \
@@ -327,17 +309,13 @@ static const cb_adapter *const rc_contenders[] = {
 	&rc_glibm_contender.a,
 #endif
 };
-#define RC_NCONTENDERS (sizeof rc_contenders / sizeof rc_contenders[0])
 
 /* ---- the trials --------------------------------------------------------- */
 
 typedef struct rc_ctx {
 	const rc_contender *c;
 	rc_obj *obj;
-	unsigned nthreads;
-	int shared, avgt;
-	char label[96];
-	char threads[12];
+	bool shared, avgt;
 } rc_ctx;
 
 static double rc_after(cb_wl_trial *t, int measured, size_t m, char *line,
@@ -345,7 +323,7 @@ static double rc_after(cb_wl_trial *t, int measured, size_t m, char *line,
 {
 	rc_ctx *x = (rc_ctx *)t->user;
 	uint64_t bad = 0;
-	for (unsigned k = 0; k < x->nthreads; k++)
+	for (unsigned k = 0; k < t->nthreads; k++)
 		bad += t->g.w[k].seq_errors;
 	if (bad != 0)
 		cb_wl_violation(t, "release",
@@ -363,12 +341,11 @@ static double rc_after(cb_wl_trial *t, int measured, size_t m, char *line,
 				"%" PRIu64 ", the last write %" PRIu64,
 				x->obj->payload[0], t->g.w[0].seq);
 	double ns, rate;
-	cb_wl_thread_rates(t, 1, &ns, &rate);
-	if (measured)
-		t->sec[0][m] = x->avgt ? rate : ns;
+	double score =
+	    cb_wl_contest_score(t, measured, m, 1, x->avgt, &ns, &rate);
 	snprintf(line, n, "%9.2f ns/%s %9.2f ops/us", ns,
 		 x->shared ? "pair" : "cycle", rate);
-	return x->avgt ? ns : rate;
+	return score;
 }
 
 static const cb_param_def rc_cycle_params[] = {
@@ -384,61 +361,23 @@ static const cb_param_def rc_shared_params[] = {
 	 "allowed); also -t"},
 };
 
-static size_t rc_steps(const cb_workload *wl, const cb_options *o)
-{
-	const cb_adapter *c[RC_NCONTENDERS];
-	unsigned tc[CB_MAX_LIST];
-	int nc = cb_select_contenders(wl, o, c, RC_NCONTENDERS, true);
-	int nt = cb_param_is_interleaved(wl, "threads")
-			 ? cb_wl_thread_counts(wl, o, NULL, tc, CB_MAX_LIST)
-			 : 1;
-	return (size_t)(nc > 0 ? nc : 1) * (size_t)(nt > 0 ? nt : 1) *
-	       ((size_t)o->wi + (size_t)o->i);
-}
-
 static int rc_run(const cb_workload *wl, const cb_options *o,
 		  const cb_env *env, cb_results *rs)
 {
-	const int shared = strcmp(wl->group, "shared") == 0;
-	const cb_adapter *sel[RC_NCONTENDERS];
-	unsigned tc[CB_MAX_LIST] = {1};
-	int nc = cb_select_contenders(wl, o, sel, RC_NCONTENDERS, false);
-	int nt = shared ? cb_wl_thread_counts(wl, o, env, tc, CB_MAX_LIST) : 1;
-	if (nc < 0 || nt < 0)
-		return 2;
-	const int avgt = o->mode == CB_MODE_AVGT;
-	const size_t ntr = (size_t)nc * (size_t)nt;
-	cb_wl_trial *t = (cb_wl_trial *)calloc(ntr, sizeof *t);
-	rc_ctx *x = (rc_ctx *)calloc(ntr, sizeof *x);
-	int rc = 0;
-	char aff[200] = "";
-	unsigned most = 0, least = CB_MAX_THREADS, ncpus = 1;
-	bool yield = false;
-	if (t == NULL || x == NULL) {
-		rc = 1;
+	const bool shared = strcmp(wl->group, "shared") == 0;
+	cb_wl_contest s;
+	int rc = cb_wl_contest_init(&s, wl, o, env, sizeof(rc_ctx));
+	rc_ctx *const x = (rc_ctx *)s.ctx;
+	if (rc != 0)
 		goto out;
-	}
-	for (size_t k = 0; k < ntr; k++) {
-		const rc_contender *c =
-		    (const rc_contender *)sel[k / (size_t)nt];
-		const unsigned n = tc[k % (size_t)nt];
+	for (size_t k = 0; k < s.n; k++) {
 		rc_ctx *xk = &x[k];
+		const rc_contender *c =
+		    (const rc_contender *)cb_wl_contest_contender(&s, k);
 		xk->c = c;
-		xk->nthreads = n;
 		xk->shared = shared;
-		xk->avgt = avgt;
-		xk->obj = (rc_obj *)cb_alloc_aligned(sizeof *xk->obj);
-		if (shared)
-			snprintf(xk->label, sizeof xk->label, "%s threads=%u",
-				 c->a.name, n);
-		else
-			snprintf(xk->label, sizeof xk->label, "%s", c->a.name);
-		snprintf(xk->threads, sizeof xk->threads, "%u", n);
-		t[k].label = xk->label;
-		t[k].user = xk;
-		t[k].after = rc_after;
-		t[k].sec_label[0] = avgt ? "aggregate" : "perThread";
-		t[k].sec_unit[0] = avgt ? "ops/us" : "ns/op";
+		xk->avgt = s.avgt;
+		xk->obj = (rc_obj *)cb_wl_contest_mem(&s, k, sizeof *xk->obj);
 		if (xk->obj == NULL) {
 			rc = 1;
 			goto out;
@@ -447,64 +386,19 @@ static int rc_run(const cb_workload *wl, const cb_options *o,
 		 * again). The workers see it after their next wake-up (the
 		 * group's mutex). */
 		c->init(xk->obj);
-		cb_role_fn roles[CB_MAX_THREADS];
-		for (unsigned i = 0; i < n; i++)
-			roles[i] = shared ? c->shared : c->cycle;
-		char a1[200];
-		if (cb_wl_trial_alloc(&t[k], o, 1) != 0 ||
-		    cb_wl_trial_start(&t[k], o, env, n, roles, xk->obj, a1,
-				      sizeof a1) != 0) {
+		if (cb_wl_contest_start(&s, k, rc_after, xk,
+					shared ? c->shared : c->cycle,
+					xk->obj) != 0) {
 			rc = 1;
 			goto out;
 		}
-		if (n < least)
-			least = n;
-		if (n > most) {
-			most = n;
-			yield = t[k].yield;
-			ncpus = t[k].ncpus;
-			snprintf(aff, sizeof aff, "%s", a1);
-		}
 	}
-	char threads[64];
-	if (least == most)
-		snprintf(threads, sizeof threads, "%u per trial, all measured",
-			 most);
-	else
-		snprintf(threads, sizeof threads,
-			 "%u to %u per trial, all measured", least, most);
-	cb_wl_header(wl, o, threads, aff, yield, most, ncpus);
-	printf("# Parameters: rType =");
-	for (int j = 0; j < nc; j++)
-		printf("%s %s", j ? "," : "", sel[j]->name);
-	if (shared) {
-		printf("; threads =");
-		for (int j = 0; j < nt; j++)
-			printf("%s %u", j ? "," : "", tc[j]);
-	}
-	printf(" (interleaved: %zu trials)\n", ntr);
-	fflush(stdout);
-	cb_wl_rounds(wl, o, t, ntr);
-	for (size_t k = 0; k < ntr; k++) {
-		cb_result *r = cb_wl_result(
-		    rs, &t[k], o, shared ? RC_SHARED_BENCH : RC_CYCLE_BENCH,
-		    shared ? "pair" : "cycle", avgt ? "ns/op" : "ops/us");
-		if (r == NULL ||
-		    (shared && cb_result_param(r, "threads", x[k].threads))) {
-			rc = 1;
-			goto out;
-		}
-		r->adapter = &x[k].c->a;
-		r->producers = x[k].nthreads;
-		r->consumers = 0;
-	}
+	cb_wl_contest_header(&s, NULL);
+	rc = cb_wl_contest_run(&s, rs,
+			       shared ? RC_SHARED_BENCH : RC_CYCLE_BENCH,
+			       shared ? "pair" : "cycle");
 out:
-	for (size_t k = 0; t != NULL && x != NULL && k < ntr; k++) {
-		cb_wl_trial_stop(&t[k]);
-		cb_free_aligned(x[k].obj);
-	}
-	free(t);
-	free(x);
+	cb_wl_contest_free(&s);
 	return rc;
 }
 
@@ -532,17 +426,6 @@ static const cb_result *rc_find(const cb_results *rs, const cb_result *r0,
 	return NULL;
 }
 
-/* Its ns per op (per thread), whatever the mode. */
-static const cb_series *rc_ns(const cb_result *r)
-{
-	return strcmp(r->mode, "avgt") == 0 ? &r->primary : &r->secondary[0];
-}
-
-static size_t rc_n(const cb_result *a, const cb_result *b)
-{
-	return a->primary.n < b->primary.n ? a->primary.n : b->primary.n;
-}
-
 static void rc_report(FILE *f, const cb_results *rs)
 {
 	int header = 0;
@@ -560,15 +443,9 @@ static void rc_report(FILE *f, const cb_results *rs)
 			*pbuf ? " " : "", pbuf);
 		for (size_t j = 0; j < rs->n; j++) {
 			const cb_result *b = &rs->r[j];
-			if (b == a || !rc_is(b) ||
-			    rc_find(rs, a, b->adapter->name) != b)
-				continue;
-			char lhs[160];
-			snprintf(lhs, sizeof lhs, "%s / %s:", a->adapter->name,
-				 b->adapter->name);
-			cb_report_ratio_series(f, lhs, rc_ns(a)->v, rc_ns(b)->v,
-					       rc_n(a, b), a->disturbed,
-					       b->disturbed);
+			if (b != a && rc_is(b) &&
+			    rc_find(rs, a, b->adapter->name) == b)
+				cb_wl_contest_ratio(f, "", a, b);
 		}
 	}
 	/* Issue 15's targets. */
@@ -591,35 +468,21 @@ static void rc_report(FILE *f, const cb_results *rs)
 		char pbuf[128], what[256];
 		cb_result_params(a, pbuf, sizeof pbuf);
 		if (sc != NULL) {
-			size_t n = rc_n(a, sc);
-			double q = cb_round_ratio_series(rc_ns(a)->v,
-							 rc_ns(sc)->v, n, NULL,
-							 NULL);
 			snprintf(what, sizeof what,
 				 "%s%s%s conq:refcount / baseline:seq_cst_init "
-				 "<= 0.85x: %s",
-				 a->benchmark, *pbuf ? " " : "", pbuf,
-				 q <= 0.85 ? "met" : "NOT MET");
-			fprintf(f, "  %s\n", what);
-			cb_report_ratio_series(f, "", rc_ns(a)->v, rc_ns(sc)->v,
-					       n, a->disturbed, sc->disturbed);
+				 "<= 0.85x",
+				 a->benchmark, *pbuf ? " " : "", pbuf);
+			cb_wl_contest_target(f, what, -INFINITY, 0.85, false,
+					     cb_wl_contest_ns_pair(a, sc));
 		}
 		if (un != NULL) {
-			size_t n = rc_n(a, un);
-			double p25, p75;
-			double q = cb_round_ratio_series(rc_ns(a)->v,
-							 rc_ns(un)->v, n, &p25,
-							 &p75);
-			int ok = q <= 1.05 || (p25 <= 1.0 && 1.0 <= p75);
 			snprintf(what, sizeof what,
 				 "%s%s%s conq:refcount / baseline:unchecked "
 				 "within noise (<= 1.05x, or 1x within the "
-				 "IQR): %s",
-				 a->benchmark, *pbuf ? " " : "", pbuf,
-				 ok ? "met" : "NOT MET");
-			fprintf(f, "  %s\n", what);
-			cb_report_ratio_series(f, "", rc_ns(a)->v, rc_ns(un)->v,
-					       n, a->disturbed, un->disturbed);
+				 "IQR)",
+				 a->benchmark, *pbuf ? " " : "", pbuf);
+			cb_wl_contest_target(f, what, -INFINITY, 1.05, true,
+					     cb_wl_contest_ns_pair(a, un));
 		}
 	}
 }
@@ -627,8 +490,6 @@ static void rc_report(FILE *f, const cb_results *rs)
 const cb_workload cb_wl_refcount_cycle = {
 	.name = "Refcount",
 	.group = "cycle",
-	.mode = "avgt",
-	.unit = "ns/op",
 	.roles = "cycle",
 	.headline = "cycle",
 	.desc = "a recycled object's count, one thread: init 1, write the "
@@ -636,34 +497,24 @@ const cb_workload cb_wl_refcount_cycle = {
 		"seq_cst init, Linux refcount_t's checks, an unchecked count, "
 		"GLib's gatomicrefcount (ns per cycle)",
 	.run = rc_run,
-	.modes = CB_MODE_AVGT | CB_MODE_THRPT,
 	.params = rc_cycle_params,
 	.nparams = sizeof rc_cycle_params / sizeof rc_cycle_params[0],
-	.steps = rc_steps,
 	.report = rc_report,
 	.interleaved = "rType",
-	.contender_param = "rType",
-	.contenders = rc_contenders,
-	.ncontenders = RC_NCONTENDERS,
+	CB_WL_CONTEST_FIELDS("rType", rc_contenders),
 };
 
 const cb_workload cb_wl_refcount_shared = {
 	.name = "Refcount",
 	.group = "shared",
-	.mode = "avgt",
-	.unit = "ns/op",
 	.roles = "pair",
 	.headline = "pair",
 	.desc = "retain + release on one count from N threads (default 2): "
 		"the count's line moving between the cores (ns per pair per "
 		"thread; aggregate pairs/us)",
 	.run = rc_run,
-	.modes = CB_MODE_AVGT | CB_MODE_THRPT,
 	.params = rc_shared_params,
 	.nparams = sizeof rc_shared_params / sizeof rc_shared_params[0],
-	.steps = rc_steps,
 	.interleaved = "rType,threads",
-	.contender_param = "rType",
-	.contenders = rc_contenders,
-	.ncontenders = RC_NCONTENDERS,
+	CB_WL_CONTEST_FIELDS("rType", rc_contenders),
 };

@@ -64,7 +64,7 @@
 #include "conq/uuid.h"
 #include "report.h"
 #include "stats.h"
-#include "wl_common.h"
+#include "wl_contest.h"
 
 #define UU_BENCH "Uuid.gen"
 /* UUIDs per conq_uuid_v4_bulk call. */
@@ -93,18 +93,15 @@ typedef struct uu_slot {
 
 typedef struct uu_ctx {
 	const uu_contender *c;
-	unsigned nthreads;
-	uu_slot *slot; /* nthreads of them */
+	uu_slot *slot; /* one a thread */
 	unsigned iter; /* iterations done */
-	int avgt;      /* the mode: avgt (else thrpt) */
-	char label[96];
-	char threads[12]; /* the result's "threads" value */
+	bool avgt;     /* the mode: avgt (else thrpt) */
 } uu_ctx;
 
 /* ---- the ops: 0, or -1 with errno --------------------------------------- */
 
 /* Version 4, variant 10 (RFC 9562 section 5.4) on 16 random bytes. */
-static inline void uu_set_v4(uint8_t *b)
+static inline __attribute__((unused)) void uu_set_v4(uint8_t *b)
 {
 	b[6] = (uint8_t)((b[6] & 0x0fu) | 0x40u);
 	b[8] = (uint8_t)((b[8] & 0x3fu) | 0x80u);
@@ -142,32 +139,25 @@ static inline int uu_op_libuuid(uint8_t (*b)[16])
 }
 #endif
 
+/* A peer that fills 16 bytes: FILL (an expression on b, 0 when done), then
+ * the v4 bits. */
+#define UU_OP_FILL(NAME, FILL)                                                 \
+	static inline int uu_op_##NAME(uint8_t (*b)[16])                       \
+	{                                                                      \
+		if ((FILL) != 0)                                               \
+			return -1;                                             \
+		uu_set_v4(b[0]);                                               \
+		return 0;                                                      \
+	}
+
 #ifdef CB_HAVE_ARC4RANDOM_BUF
-static inline int uu_op_arc4random(uint8_t (*b)[16])
-{
-	arc4random_buf(b[0], 16);
-	uu_set_v4(b[0]);
-	return 0;
-}
+UU_OP_FILL(arc4random, (arc4random_buf(b[0], 16), 0))
 #endif
-
 #ifdef CB_HAVE_GETRANDOM
-static inline int uu_op_getrandom(uint8_t (*b)[16])
-{
-	if (getrandom(b[0], 16, 0) != 16)
-		return -1;
-	uu_set_v4(b[0]);
-	return 0;
-}
+UU_OP_FILL(getrandom, getrandom(b[0], 16, 0) != 16)
 #endif
-
 #ifdef CB_HAVE_SODIUM
-static inline int uu_op_sodium(uint8_t (*b)[16])
-{
-	randombytes_buf(b[0], 16);
-	uu_set_v4(b[0]);
-	return 0;
-}
+UU_OP_FILL(sodium, (randombytes_buf(b[0], 16), 0))
 
 /* sodium_init: once, before any randombytes_buf (it picks and seeds the
  * implementation). */
@@ -209,12 +199,8 @@ static inline int uu_op_clock(uint8_t (*b)[16])
 		uint64_t made = 0, extra = 0, failed = 0, sink = s->sink;      \
 		int err = 0;                                                   \
 		memset(b, 0, sizeof b);                                        \
-		cb_rusage u0_;                                                 \
-		cb_worker_begin(ctl, &u0_);                                    \
-		CB_OP_LOOPS(ctl, (cb_hist *)NULL, 0, made, extra, t0, t1,      \
-			    UU_STEP, OP, b, failed, err, sink);                \
-		while (cb_ctl_warming_down(ctl))                               \
-			UU_STEP(OP, b, failed, err, sink);                     \
+		CB_WL_CONTEST_LOOPS(ctl, u0_, made, extra, t0, t1, UU_STEP,    \
+				    OP, b, failed, err, sink);                 \
 		memcpy(s->last, b[LAST], 16);                                  \
 		if (failed != 0 && s->failed == 0)                             \
 			s->err = err;                                          \
@@ -223,72 +209,54 @@ static inline int uu_op_clock(uint8_t (*b)[16])
 		cb_worker_done(w, made, failed, extra, 0, t0, t1, &u0_);       \
 	}
 
-UU_ROLE(conq_v4, uu_op_conq_v4, 0)
-UU_ROLE(conq_v4_bulk, uu_op_conq_v4_bulk, UU_BULK - 1)
-UU_ROLE(conq_v7, uu_op_conq_v7, 0)
-UU_ROLE(conq_v4_format, uu_op_conq_v4_format, 0)
-#ifdef CB_HAVE_LIBUUID
-UU_ROLE(libuuid, uu_op_libuuid, 0)
-#endif
-#ifdef CB_HAVE_ARC4RANDOM_BUF
-UU_ROLE(arc4random, uu_op_arc4random, 0)
-#endif
-#ifdef CB_HAVE_GETRANDOM
-UU_ROLE(getrandom, uu_op_getrandom, 0)
-#endif
-#ifdef CB_HAVE_SODIUM
-UU_ROLE(sodium, uu_op_sodium, 0)
-#endif
-UU_ROLE(clock, uu_op_clock, 0)
-
-#define UU_CONTENDER(VAR, NAME, FAMILY, KIND, DESC, ROLE, BATCH, VERSION,      \
-		     SETUP)                                                    \
-	static const uu_contender VAR = {                                      \
+/* Contender ID: its role (uu_role_ID, on uu_op_ID; of a batch, the last
+ * UUID is checked) and uu_ID. */
+#define UU_CONTENDER(ID, NAME, FAMILY, KIND, DESC, BATCH, VERSION, SETUP)      \
+	UU_ROLE(ID, uu_op_##ID, (BATCH) - 1)                                   \
+	static const uu_contender uu_##ID = {                                  \
 	    .a = {.name = NAME, .family = FAMILY, .desc = DESC, .kind = KIND}, \
-	    .role = ROLE,                                                      \
+	    .role = uu_role_##ID,                                              \
 	    .batch = BATCH,                                                    \
 	    .version = VERSION,                                                \
 	    .setup = SETUP,                                                    \
 	};
 
-UU_CONTENDER(uu_conq_v4, "conq:uuid_v4", "conq", CB_KIND_OWN,
-	     "conq_uuid_v4 (a per-thread ChaCha20's buffered bytes)",
-	     uu_role_conq_v4, 1, 4, NULL)
-UU_CONTENDER(uu_conq_v4_bulk, "conq:uuid_v4_bulk", "conq", CB_KIND_OWN,
-	     "conq_uuid_v4_bulk, 64 UUIDs a call (Score per UUID)",
-	     uu_role_conq_v4_bulk, UU_BULK, 4, NULL)
-UU_CONTENDER(uu_conq_v7, "conq:uuid_v7", "conq", CB_KIND_OWN,
+UU_CONTENDER(conq_v4, "conq:uuid_v4", "conq", CB_KIND_OWN,
+	     "conq_uuid_v4 (a per-thread ChaCha20's buffered bytes)", 1, 4,
+	     NULL)
+UU_CONTENDER(conq_v4_bulk, "conq:uuid_v4_bulk", "conq", CB_KIND_OWN,
+	     "conq_uuid_v4_bulk, 64 UUIDs a call (Score per UUID)", UU_BULK, 4,
+	     NULL)
+UU_CONTENDER(conq_v7, "conq:uuid_v7", "conq", CB_KIND_OWN,
 	     "conq_uuid_v7 (CLOCK_REALTIME ms + sub-ms fraction, 62 random "
 	     "bits)",
-	     uu_role_conq_v7, 1, 7, NULL)
-UU_CONTENDER(uu_conq_v4_format, "conq:uuid_v4_format", "conq", CB_KIND_OWN,
-	     "conq_uuid_v4 + conq_uuid_format (the 36-character text)",
-	     uu_role_conq_v4_format, 1, 4, NULL)
+	     1, 7, NULL)
+UU_CONTENDER(conq_v4_format, "conq:uuid_v4_format", "conq", CB_KIND_OWN,
+	     "conq_uuid_v4 + conq_uuid_format (the 36-character text)", 1, 4,
+	     NULL)
 #ifdef CB_HAVE_LIBUUID
-UU_CONTENDER(uu_libuuid, "libuuid:uuid_generate_random", "libuuid",
-	     CB_KIND_PEER, "util-linux libuuid uuid_generate_random",
-	     uu_role_libuuid, 1, 4, NULL)
+UU_CONTENDER(libuuid, "libuuid:uuid_generate_random", "libuuid",
+	     CB_KIND_PEER, "util-linux libuuid uuid_generate_random", 1, 4,
+	     NULL)
 #endif
 #ifdef CB_HAVE_ARC4RANDOM_BUF
-UU_CONTENDER(uu_arc4random, "glibc:arc4random_buf", "glibc", CB_KIND_PEER,
-	     "glibc arc4random_buf(b, 16) + the v4 bits", uu_role_arc4random,
-	     1, 4, NULL)
+UU_CONTENDER(arc4random, "glibc:arc4random_buf", "glibc", CB_KIND_PEER,
+	     "glibc arc4random_buf(b, 16) + the v4 bits", 1, 4, NULL)
 #endif
 #ifdef CB_HAVE_GETRANDOM
-UU_CONTENDER(uu_getrandom, "linux:getrandom", "linux", CB_KIND_PEER,
-	     "getrandom(b, 16, 0) + the v4 bits (a system call per UUID)",
-	     uu_role_getrandom, 1, 4, NULL)
+UU_CONTENDER(getrandom, "linux:getrandom", "linux", CB_KIND_PEER,
+	     "getrandom(b, 16, 0) + the v4 bits (a system call per UUID)", 1,
+	     4, NULL)
 #endif
 #ifdef CB_HAVE_SODIUM
-UU_CONTENDER(uu_sodium, "sodium:randombytes_buf", "sodium", CB_KIND_PEER,
-	     "libsodium randombytes_buf(b, 16) + the v4 bits", uu_role_sodium,
-	     1, 4, uu_setup_sodium)
+UU_CONTENDER(sodium, "sodium:randombytes_buf", "sodium", CB_KIND_PEER,
+	     "libsodium randombytes_buf(b, 16) + the v4 bits", 1, 4,
+	     uu_setup_sodium)
 #endif
-UU_CONTENDER(uu_clock, "baseline:clock_realtime", "baseline",
-	     CB_KIND_BASELINE,
+UU_CONTENDER(clock, "baseline:clock_realtime", "baseline", CB_KIND_BASELINE,
 	     "clock_gettime(CLOCK_REALTIME) alone: v7's clock read (not a "
 	     "UUID)",
-	     uu_role_clock, 1, 0, NULL)
+	     1, 0, NULL)
 
 static const cb_adapter *const uu_contenders[] = {
 	&uu_conq_v4.a,
@@ -309,7 +277,6 @@ static const cb_adapter *const uu_contenders[] = {
 #endif
 	&uu_clock.a,
 };
-#define UU_NCONTENDERS (sizeof uu_contenders / sizeof uu_contenders[0])
 
 /* ---- the checks and the score ------------------------------------------- */
 
@@ -325,7 +292,7 @@ static double uu_after(cb_wl_trial *t, int measured, size_t m, char *line,
 {
 	uu_ctx *x = (uu_ctx *)t->user;
 	const uu_contender *c = x->c;
-	for (unsigned k = 0; k < x->nthreads; k++) {
+	for (unsigned k = 0; k < t->nthreads; k++) {
 		uu_slot *s = &x->slot[k];
 		const uint8_t *u = s->last;
 		if (s->failed != 0) {
@@ -367,12 +334,10 @@ static double uu_after(cb_wl_trial *t, int measured, size_t m, char *line,
 	}
 	x->iter++;
 	double ns, rate;
-	cb_wl_thread_rates(t, c->batch, &ns, &rate);
-	const int avgt = x->avgt;
-	if (measured)
-		t->sec[0][m] = avgt ? rate : ns;
+	double score = cb_wl_contest_score(t, measured, m, c->batch, x->avgt,
+					   &ns, &rate);
 	snprintf(line, n, "%9.2f ns/UUID %9.2f UUIDs/us", ns, rate);
-	return avgt ? ns : rate;
+	return score;
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -385,41 +350,16 @@ static const cb_param_def uu_params[] = {
 	 "allowed); also -t"},
 };
 
-static size_t uu_steps(const cb_workload *wl, const cb_options *o)
-{
-	const cb_adapter *c[UU_NCONTENDERS];
-	unsigned tc[CB_MAX_LIST];
-	int nc = cb_select_contenders(wl, o, c, UU_NCONTENDERS, true);
-	int nt = cb_wl_thread_counts(wl, o, NULL, tc, CB_MAX_LIST);
-	return (size_t)(nc > 0 ? nc : 1) * (size_t)(nt > 0 ? nt : 1) *
-	       ((size_t)o->wi + (size_t)o->i);
-}
-
 static int uu_run(const cb_workload *wl, const cb_options *o,
 		  const cb_env *env, cb_results *rs)
 {
-	const cb_adapter *sel[UU_NCONTENDERS];
-	unsigned tc[CB_MAX_LIST];
-	int nc = cb_select_contenders(wl, o, sel, UU_NCONTENDERS, false);
-	int nt = cb_wl_thread_counts(wl, o, env, tc, CB_MAX_LIST);
-	if (nc < 0 || nt < 0)
-		return 2;
-	if (o->mode != CB_MODE_AVGT && o->mode != CB_MODE_THRPT)
-		return 2; /* the plan offers only these */
-	const int avgt = o->mode == CB_MODE_AVGT;
-	const size_t ntr = (size_t)nc * (size_t)nt;
-	cb_wl_trial *t = (cb_wl_trial *)calloc(ntr, sizeof *t);
-	uu_ctx *x = (uu_ctx *)calloc(ntr, sizeof *x);
-	int rc = 0;
-	char aff[200] = "";
-	unsigned most = 0, least = CB_MAX_THREADS, ncpus = 1;
-	bool yield = false;
-	if (t == NULL || x == NULL) {
-		rc = 1;
+	cb_wl_contest s;
+	int rc = cb_wl_contest_init(&s, wl, o, env, sizeof(uu_ctx));
+	uu_ctx *const x = (uu_ctx *)s.ctx;
+	if (rc != 0)
 		goto out;
-	}
-	for (int j = 0; j < nc; j++) {
-		const uu_contender *c = (const uu_contender *)sel[j];
+	for (int j = 0; j < s.nc; j++) {
+		const uu_contender *c = (const uu_contender *)s.sel[j];
 		if (c->setup != NULL && c->setup() != 0) {
 			fprintf(stderr, "conq-bench: %s: %s: setup failed\n",
 				wl->name, c->a.name);
@@ -427,80 +367,27 @@ static int uu_run(const cb_workload *wl, const cb_options *o,
 			goto out;
 		}
 	}
-	for (size_t k = 0; k < ntr; k++) {
-		/* Trials by contender, then thread count (the rounds rotate
-		 * the order anyway). */
-		const uu_contender *c =
-		    (const uu_contender *)sel[k / (size_t)nt];
-		const unsigned n = tc[k % (size_t)nt];
+	for (size_t k = 0; k < s.n; k++) {
 		uu_ctx *xk = &x[k];
-		xk->c = c;
-		xk->nthreads = n;
-		xk->avgt = avgt;
-		xk->slot = (uu_slot *)cb_alloc_aligned(n * sizeof *xk->slot);
-		snprintf(xk->label, sizeof xk->label, "%s threads=%u",
-			 c->a.name, n);
-		snprintf(xk->threads, sizeof xk->threads, "%u", n);
-		t[k].label = xk->label;
-		t[k].user = xk;
-		t[k].after = uu_after;
-		t[k].sec_label[0] = avgt ? "aggregate" : "perThread";
-		t[k].sec_unit[0] = avgt ? "ops/us" : "ns/op";
-		cb_role_fn roles[CB_MAX_THREADS];
-		for (unsigned i = 0; i < n; i++)
-			roles[i] = c->role;
-		char a1[200];
-		if (xk->slot == NULL || cb_wl_trial_alloc(&t[k], o, 1) != 0 ||
-		    cb_wl_trial_start(&t[k], o, env, n, roles, xk, a1,
-				      sizeof a1) != 0) {
+		xk->c = (const uu_contender *)cb_wl_contest_contender(&s, k);
+		xk->avgt = s.avgt;
+		const unsigned n = cb_wl_contest_threads(&s, k);
+		xk->slot = (uu_slot *)cb_wl_contest_mem(&s, k,
+							n * sizeof *xk->slot);
+		if (xk->slot == NULL ||
+		    cb_wl_contest_start(&s, k, uu_after, xk, xk->c->role,
+					xk) != 0) {
 			rc = 1;
 			goto out;
 		}
-		if (n < least)
-			least = n;
-		if (n > most) {
-			most = n;
-			yield = t[k].yield;
-			ncpus = t[k].ncpus;
-			snprintf(aff, sizeof aff, "%s", a1);
-		}
 	}
-	char threads[64];
-	if (least == most)
-		snprintf(threads, sizeof threads, "%u per trial, all measured",
-			 most);
-	else
-		snprintf(threads, sizeof threads,
-			 "%u to %u per trial, all measured", least, most);
-	cb_wl_header(wl, o, threads, aff, yield, most, ncpus);
-	printf("# Parameters: uType =");
-	for (int j = 0; j < nc; j++)
-		printf("%s %s", j ? "," : "", sel[j]->name);
-	printf("; threads =");
-	for (int j = 0; j < nt; j++)
-		printf("%s %u", j ? "," : "", tc[j]);
-	printf(" (interleaved: %zu trials); conq's randomness: %s\n", ntr,
-	       conq_uuid_backend());
-	fflush(stdout);
-	cb_wl_rounds(wl, o, t, ntr);
-	for (size_t k = 0; k < ntr; k++) {
-		cb_result *r = cb_wl_result(rs, &t[k], o, UU_BENCH, "gen",
-					    avgt ? "ns/op" : "ops/us");
-		if (r == NULL || cb_result_param(r, "threads", x[k].threads)) {
-			rc = 1;
-			goto out;
-		}
-		r->adapter = &x[k].c->a;
-		r->producers = x[k].nthreads;
-		r->consumers = 0;
-	}
+	char tail[64];
+	snprintf(tail, sizeof tail, "; conq's randomness: %s",
+		 conq_uuid_backend());
+	cb_wl_contest_header(&s, tail);
+	rc = cb_wl_contest_run(&s, rs, UU_BENCH, "gen");
 out:
-	for (size_t k = 0; t != NULL && x != NULL && k < ntr; k++) {
-		cb_wl_trial_stop(&t[k]);
-		cb_free_aligned(x[k].slot);
-	}
-	free(t);
-	free(x);
+	cb_wl_contest_free(&s);
 	return rc;
 }
 
@@ -535,31 +422,6 @@ static const cb_result *uu_find(const cb_results *rs, const cb_result *r0,
 	return NULL;
 }
 
-/* Its ns per UUID (per thread) and its aggregate UUIDs/us, whatever the
- * mode (one is the primary, the other the secondary). */
-static const cb_series *uu_ns(const cb_result *r)
-{
-	return strcmp(r->mode, "avgt") == 0 ? &r->primary : &r->secondary[0];
-}
-static const cb_series *uu_rate(const cb_result *r)
-{
-	return strcmp(r->mode, "avgt") == 0 ? &r->secondary[0] : &r->primary;
-}
-
-static size_t uu_n(const cb_result *a, const cb_result *b)
-{
-	return a->primary.n < b->primary.n ? a->primary.n : b->primary.n;
-}
-
-/* The target verdict line and the ratio a / b (ns series or rate series). */
-static void uu_target(FILE *f, const char *what, int ok, const double *a,
-		      const double *b, size_t n, const unsigned char *da,
-		      const unsigned char *db)
-{
-	fprintf(f, "  %s: %s\n", what, ok ? "met" : "NOT MET");
-	cb_report_ratio_series(f, "", a, b, n, da, db);
-}
-
 static void uu_report(FILE *f, const cb_results *rs)
 {
 	const cb_result *r0 = NULL;
@@ -580,18 +442,20 @@ static void uu_report(FILE *f, const cb_results *rs)
 		const cb_result *r = &rs->r[k];
 		if (!uu_is(r) || strcmp(r->mode, r0->mode) != 0)
 			continue;
-		const cb_series *ns = uu_ns(r), *rt = uu_rate(r);
+		const cb_series *ns = cb_wl_contest_ns(r);
+		const cb_series *rt = cb_wl_contest_rate(r);
 		const cb_result *one = uu_find(rs, r, r->adapter->name, "1");
 		fprintf(f, "  %-30s %7s %10.2f %11.2f", r->adapter->name,
 			uu_param(r, "threads"), cb_median(ns->v, ns->n),
 			cb_median(rt->v, rt->n));
-		if (one != NULL && one != r)
+		if (one != NULL && one != r) {
+			cb_wl_pair x1 = cb_wl_contest_rate_pair(r, one);
 			fprintf(f, " %7.2fx\n",
-				cb_round_ratio_series(rt->v, uu_rate(one)->v,
-						      uu_n(r, one), NULL,
+				cb_round_ratio_series(x1.a, x1.b, x1.n, NULL,
 						      NULL));
-		else
+		} else {
 			fprintf(f, " %8s\n", "");
+		}
 	}
 	/* The ratios of conq:uuid_v4 to the others, per thread count, and
 	 * of conq's other forms to conq:uuid_v4 (ns per UUID: < 1x, conq's
@@ -611,13 +475,10 @@ static void uu_report(FILE *f, const cb_results *rs)
 			    strcmp(uu_param(o, "threads"), th) != 0)
 				continue;
 			const int own = o->adapter->kind == CB_KIND_OWN;
-			const cb_result *a = own ? o : v4, *b = own ? v4 : o;
-			char lhs[160];
-			snprintf(lhs, sizeof lhs, "threads=%s %s / %s:", th,
-				 a->adapter->name, b->adapter->name);
-			cb_report_ratio_series(f, lhs, uu_ns(a)->v,
-					       uu_ns(b)->v, uu_n(a, b),
-					       a->disturbed, b->disturbed);
+			char prefix[24];
+			snprintf(prefix, sizeof prefix, "threads=%s ", th);
+			cb_wl_contest_ratio(f, prefix, own ? o : v4,
+					    own ? v4 : o);
 		}
 	}
 	/* Issue 15's targets, from what ran. */
@@ -634,28 +495,21 @@ static void uu_report(FILE *f, const cb_results *rs)
 			   "on the median of the per-round ratios):\n");
 		header = 1;
 	}
-	if (header && lib != NULL) {
-		size_t n = uu_n(lib, v4);
-		double q = cb_round_ratio_series(uu_ns(lib)->v, uu_ns(v4)->v, n,
-						 NULL, NULL);
-		uu_target(f,
-			  "threads=1 libuuid:uuid_generate_random / "
-			  "conq:uuid_v4 (ns per UUID: conq's speed-up) >= 50x",
-			  q >= 50, uu_ns(lib)->v, uu_ns(v4)->v, n,
-			  lib->disturbed, v4->disturbed);
-	}
-	if (header && v4x2 != NULL) {
-		size_t n = uu_n(v4x2, v4);
-		double q = cb_round_ratio_series(uu_rate(v4x2)->v,
-						 uu_rate(v4)->v, n, NULL, NULL);
-		uu_target(f,
-			  "conq:uuid_v4 threads=2 / threads=1 (UUIDs per us, "
-			  "all threads) >= 1.8x",
-			  q >= 1.8, uu_rate(v4x2)->v, uu_rate(v4)->v, n,
-			  v4x2->disturbed, v4->disturbed);
-	}
+	if (header && lib != NULL)
+		cb_wl_contest_target(f,
+				     "threads=1 libuuid:uuid_generate_random / "
+				     "conq:uuid_v4 (ns per UUID: conq's "
+				     "speed-up) >= 50x",
+				     50, INFINITY, false,
+				     cb_wl_contest_ns_pair(lib, v4));
+	if (header && v4x2 != NULL)
+		cb_wl_contest_target(f,
+				     "conq:uuid_v4 threads=2 / threads=1 "
+				     "(UUIDs per us, all threads) >= 1.8x",
+				     1.8, INFINITY, false,
+				     cb_wl_contest_rate_pair(v4x2, v4));
 	if (header && v7 != NULL && clk != NULL) {
-		size_t n = uu_n(v7, v4);
+		size_t n = cb_wl_contest_n(v7, v4);
 		if (clk->primary.n < n)
 			n = clk->primary.n;
 		double *sum = (double *)calloc(n ? n : 1, sizeof *sum);
@@ -666,18 +520,21 @@ static void uu_report(FILE *f, const cb_results *rs)
 			return;
 		}
 		for (size_t k = 0; k < n; k++) {
-			sum[k] = uu_ns(clk)->v[k] + uu_ns(v4)->v[k];
+			sum[k] = cb_wl_contest_ns(clk)->v[k] +
+				 cb_wl_contest_ns(v4)->v[k];
 			dis[k] = (unsigned char)((clk->disturbed &&
 						  clk->disturbed[k]) ||
 						 (v4->disturbed &&
 						  v4->disturbed[k]));
 		}
-		double q = cb_round_ratio_series(uu_ns(v7)->v, sum, n, NULL,
-						 NULL);
-		uu_target(f,
-			  "threads=1 conq:uuid_v7 / (baseline:clock_realtime "
-			  "+ conq:uuid_v4) (ns per UUID) <= 1.5x",
-			  q <= 1.5, uu_ns(v7)->v, sum, n, v7->disturbed, dis);
+		/* v7 against the clock's time plus v4's, round by round. */
+		const cb_wl_pair p = {cb_wl_contest_ns(v7)->v, sum, n,
+				      v7->disturbed, dis};
+		cb_wl_contest_target(f,
+				     "threads=1 conq:uuid_v7 / "
+				     "(baseline:clock_realtime + conq:uuid_v4) "
+				     "(ns per UUID) <= 1.5x",
+				     -INFINITY, 1.5, false, p);
 		free(sum);
 		free(dis);
 	}
@@ -689,8 +546,6 @@ static void uu_report(FILE *f, const cb_results *rs)
 const cb_workload cb_wl_uuid = {
 	.name = "Uuid",
 	.group = "gen",
-	.mode = "avgt",
-	.unit = "ns/op",
 	.roles = "gen",
 	.headline = "gen",
 	.desc = "UUIDs made as fast as each thread can, conq's v4, bulk v4, "
@@ -698,13 +553,9 @@ const cb_workload cb_wl_uuid = {
 		"libsodium and the clock read alone, at 1 and N threads "
 		"(ns per UUID; aggregate UUIDs/us)",
 	.run = uu_run,
-	.modes = CB_MODE_AVGT | CB_MODE_THRPT,
 	.params = uu_params,
 	.nparams = sizeof uu_params / sizeof uu_params[0],
-	.steps = uu_steps,
 	.report = uu_report,
 	.interleaved = "uType,threads",
-	.contender_param = "uType",
-	.contenders = uu_contenders,
-	.ncontenders = UU_NCONTENDERS,
+	CB_WL_CONTEST_FIELDS("uType", uu_contenders),
 };
