@@ -1015,6 +1015,7 @@ TQ__VALUE_PEEK(mpsc_value)
 	 .fifo = TQ_FIFO_TOTAL,                                                \
 	 .alloc_hook = true,                                                   \
 	 .size_any_thread = true,                                              \
+	 .drain_in_place = true,                                               \
 	 .max_capacity = CONQ_VALUE_MAX_CAPACITY,                              \
 	 .create = tq_##fam##_create,                                          \
 	 .create_with = NULL,                                                  \

@@ -132,6 +132,11 @@ struct tq_desc {
 	 * batch's tombstones, handed back too late) count until a consumer
 	 * passes them (conq_mpmc_array, the multi-producer value rings). */
 	bool exact_size;
+	/* true: drain hands elements in place and gives their slots back
+	 * after fn has seen them (the value rings: conq_spsc_value by group),
+	 * so size() inside fn still counts those handed in the same call.
+	 * false: each element is consumed before fn sees it. */
+	bool drain_in_place;
 	/* The largest capacity a bounded family accepts; 0 means
 	 * CONQ_ARRAY_MAX_CAPACITY (the value rings: CONQ_VALUE_MAX_CAPACITY). */
 	size_t max_capacity;
