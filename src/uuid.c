@@ -369,13 +369,20 @@ int conq_uuid_v4(uint8_t out[16])
 	return 0;
 }
 
-int conq_uuid_v4_bulk(uint8_t (*out)[16], size_t n)
+/* The random bytes of n UUIDs into out (what both bulk forms start
+ * with): conq_random_bytes' checks, and n * 16 that fits a size_t. */
+static int bulk_random(uint8_t (*out)[16], size_t n)
 {
-	if (out == NULL && n > 0) {
+	if (n > SIZE_MAX / 16) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (n > 0 && rand_slow(out[0], 16 * n) != 0)
+	return conq_random_bytes(out, 16 * n);
+}
+
+int conq_uuid_v4_bulk(uint8_t (*out)[16], size_t n)
+{
+	if (bulk_random(out, n) != 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		set_v4(out[i]);
@@ -425,11 +432,7 @@ int conq_uuid_v7(uint8_t out[16])
 
 int conq_uuid_v7_bulk(uint8_t (*out)[16], size_t n)
 {
-	if (out == NULL && n > 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (n > 0 && rand_slow(out[0], 16 * n) != 0)
+	if (bulk_random(out, n) != 0)
 		return -1;
 	/* One clock read per 64 UUIDs; the others count on from it. */
 	for (size_t i = 0; i < n; i++) {

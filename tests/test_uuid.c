@@ -773,6 +773,13 @@ static void test_args(void)
 	errno = 0;
 	CHECK_EQ_I(conq_random_bytes(NULL, 1), -1);
 	CHECK_EQ_I(errno, EINVAL);
+	uint8_t one[1][16];
+	errno = 0; /* n * 16 would overflow: refused, nothing written */
+	CHECK_EQ_I(conq_uuid_v4_bulk(one, SIZE_MAX / 16 + 1), -1);
+	CHECK_EQ_I(errno, EINVAL);
+	errno = 0;
+	CHECK_EQ_I(conq_uuid_v7_bulk(one, SIZE_MAX / 16 + 1), -1);
+	CHECK_EQ_I(errno, EINVAL);
 	CHECK_EQ_I(conq_uuid_v4_bulk(NULL, 0), 0);
 	CHECK_EQ_I(conq_random_bytes(NULL, 0), 0);
 	uint8_t u[16];

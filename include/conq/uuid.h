@@ -77,7 +77,8 @@ extern "C" {
 #endif
 
 /* The length of the canonical text form, without the terminating NUL:
- * xxxxxxxx-xxxx-Mxxx-Nxxx-xxxxxxxxxxxx. */
+ * 8, 4, 4, 4 and 12 hexadecimal digits joined by hyphens (the version is
+ * the 13th digit, the variant the 17th). */
 #define CONQ_UUID_STR_LEN 36
 
 /* A version 4 UUID: 122 random bits, version 4, variant 10 (RFC 9562
@@ -103,8 +104,9 @@ int conq_uuid_v7(uint8_t out[16]);
 /* n UUIDs into out[0..n-1], faster than n calls: the random bytes of all
  * of them in one request, and for v7 one clock read per 64 UUIDs (the
  * others count on from it, as the single call does within a clock step).
- * 0, or -1 with errno (EINVAL: out NULL with n > 0; or the entropy
- * source's error: then out may have been written, and holds no UUID). */
+ * 0, or -1 with errno (EINVAL: out NULL with n > 0, or n above
+ * SIZE_MAX / 16; or the entropy source's error: then out may have been
+ * written, and holds no UUID). */
 int conq_uuid_v4_bulk(uint8_t (*out)[16], size_t n);
 int conq_uuid_v7_bulk(uint8_t (*out)[16], size_t n);
 
