@@ -16,6 +16,7 @@
 #include "conq/eventcount.h"
 #include "conq/impl/blocking.h"
 #include "conq/impl/testing.h"
+#include "internal.h"
 
 /* membarrier(2)'s commands, from <linux/membarrier.h> (not every libc's
  * kernel headers have it). */
@@ -67,6 +68,32 @@ static int conq__ec_membarrier_ok(void)
 	pthread_once(&conq__ec_once, conq__ec_probe);
 	return conq__load_relaxed(&conq__ec_mb) == 1 &&
 	       !conq__load_relaxed(&conq__ec_force_rmw);
+}
+
+/* The asymmetric fence's heavy half for other conq protocols (the pool's
+ * wake token, src/pool.c): 1 if membarrier works here (the light side may
+ * then be a compiler barrier and a relaxed load), 0 if the light side must
+ * pay a read-modify-write (CONQ_EVENTCOUNT_RMW=1 forces 0, as for the
+ * eventcounts). */
+int conq__heavy_fence_available(void)
+{
+	return conq__ec_membarrier_ok();
+}
+
+/* Run the heavy half: every running thread of this process executes a full
+ * fence. 0, or -1 when it could not (a child after fork that cannot
+ * register): the caller then bounds its sleeps, as conq_eventcount_wait
+ * does. */
+int conq__heavy_fence(void)
+{
+	if (conq__membarrier(CONQ__MB_PRIVATE_EXPEDITED) == 0)
+		return 0;
+	int saved = errno, rc = 0;
+	if (conq__membarrier(CONQ__MB_REGISTER_PRIVATE_EXPEDITED) != 0 ||
+	    conq__membarrier(CONQ__MB_PRIVATE_EXPEDITED) != 0)
+		rc = -1;
+	errno = saved;
+	return rc;
 }
 
 void conq__test_eventcount_force_rmw(int on)

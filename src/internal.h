@@ -86,4 +86,9 @@ void *conq__cold_pop(conq__cold *c);
 		conq__free_aligned(q);                                         \
 	}
 
+/* The asymmetric fence of conq/eventcount.h for other protocols
+ * (src/eventcount.c): whether membarrier works here, and its heavy half. */
+int conq__heavy_fence_available(void);
+int conq__heavy_fence(void);
+
 #endif
