@@ -29,10 +29,10 @@
 
 /* The state word: searching workers in the low half, unparked workers in
  * the high half. */
-#define CONQ__POOL_SEARCH_ONE UINT64_C(1)
-#define CONQ__POOL_UNPARK_ONE (UINT64_C(1) << 32)
+#define CONQ__POOL_SEARCH_ONE	UINT64_C(1)
+#define CONQ__POOL_UNPARK_ONE	(UINT64_C(1) << 32)
 #define CONQ__POOL_SEARCHING(s) ((uint32_t)(s))
-#define CONQ__POOL_UNPARKED(s) ((uint32_t)((s) >> 32))
+#define CONQ__POOL_UNPARKED(s)	((uint32_t)((s) >> 32))
 
 /* Every 61st task a worker looks at the shared queues before its own (Go's
  * schedule(): one in 61), so that a worker feeding itself cannot starve
@@ -200,8 +200,22 @@ static inline void conq__pool_notify(conq_pool *p)
 	}
 	if (CONQ__LIKELY(CONQ__POOL_UNPARKED(s) == p->nworkers))
 		return; /* nobody parked */
-	if (p->wake == CONQ_POOL_WAKE_SEARCHING && CONQ__POOL_SEARCHING(s) != 0)
-		return; /* a searcher will find it, or re-check as it parks */
+	if (p->wake == CONQ_POOL_WAKE_SEARCHING &&
+	    CONQ__POOL_SEARCHING(s) != 0) {
+		/* [PK6] acq_rel RMW: a searcher about, and one parked. The
+		 * searcher may find another task, stop searching [PK7] and
+		 * look for more before our task is visible to it, while our
+		 * relaxed load still read it searching (no fence pairs these
+		 * two: spin/pool.pml's JOIN trail). Read again with an RMW,
+		 * ordered with [PK7]: later, it shows the searcher gone and
+		 * we wake; earlier, [PK7] reads from it and the searcher's
+		 * look sees our task. */
+		if (!p->fence_rmw)
+			s = conq__faa_acq_rel(&p->state, (uint64_t)0);
+		if (CONQ__POOL_UNPARKED(s) == p->nworkers ||
+		    CONQ__POOL_SEARCHING(s) != 0)
+			return; /* it will find our task, or re-check */
+	}
 	conq__pool_wake(p);
 }
 
@@ -212,7 +226,8 @@ static void conq__pool_run(struct conq__pool_worker *w, const conq_task *t)
 	t->fn(t->arg);
 	/* [PW1] release: the task's effects, and the counts of what it
 	 * submitted, before wait_idle's acquire load of completed [PW2]. */
-	conq__store_release(&w->completed, conq__load_relaxed(&w->completed) + 1);
+	conq__store_release(&w->completed,
+			    conq__load_relaxed(&w->completed) + 1);
 }
 
 static void conq__strand_run(void *arg);
@@ -227,7 +242,8 @@ static bool conq__pool_take_ready(conq_pool *p, conq_task *t)
 	 * holder's release, handing the consumer role on. */
 	if (!conq__cas_weak_acq_rel(&p->ready_lock, &free_, 1u))
 		return false;
-	conq_mpsc_intrusive_node *n = conq_mpsc_intrusive_relaxed_pop(&p->ready);
+	conq_mpsc_intrusive_node *n =
+	    conq_mpsc_intrusive_relaxed_pop(&p->ready);
 	conq__store_release(&p->ready_lock, 0u); /* [PR2] */
 	if (n == NULL)
 		return false;
@@ -268,7 +284,8 @@ static bool conq__pool_steal(conq_pool *p, struct conq__pool_worker *w,
 		if (k == 0)
 			continue;
 		conq__pool_bump(&w->steals, k);
-		size_t put = conq_spmc_value_offer_burst(w->local, got + 1, k - 1);
+		size_t put =
+		    conq_spmc_value_offer_burst(w->local, got + 1, k - 1);
 		/* Our queue was empty and only we fill it, and it holds at
 		 * least 64: everything fits. Should it not, run the rest here
 		 * rather than drop one. */
@@ -296,6 +313,8 @@ static bool conq__pool_try_search(conq_pool *p)
  * if more work is visible (the ramp-up; Go's resetspinning). */
 static void conq__pool_found(conq_pool *p)
 {
+	/* [PK7] seq_cst: pairs with [PK6], a submitter's RMW that saw us
+	 * searching. */
 	uint64_t s = conq__faa_seq_cst(&p->state, -CONQ__POOL_SEARCH_ONE);
 	if (CONQ__POOL_SEARCHING(s) == 1 && conq__pool_work_visible(p))
 		conq__pool_notify(p);
@@ -319,9 +338,9 @@ static bool conq__pool_park(conq_pool *p, struct conq__pool_worker *w,
 	 * relaxed load) through the membarrier below, or with [PK5'] (its
 	 * RMW): either the submitter sees us parked and wakes one of us, or
 	 * our re-check [PK2] sees its task. */
-	conq__faa_seq_cst(&p->state,
-			  -(CONQ__POOL_UNPARK_ONE +
-			    (searching ? CONQ__POOL_SEARCH_ONE : 0)));
+	conq__faa_seq_cst(
+	    &p->state,
+	    -(CONQ__POOL_UNPARK_ONE + (searching ? CONQ__POOL_SEARCH_ONE : 0)));
 	p->sleepers[p->nsleepers++] = w->index;
 	pthread_mutex_unlock(&p->sleep_lock);
 	conq__pool_bump(&w->parks, 1);
@@ -371,15 +390,17 @@ static void *conq__pool_main(void *arg)
 			goto run;
 		if (!searching)
 			searching = conq__pool_try_search(p);
-		if (searching && (conq__pool_find(p, w, &t) ||
-				  conq__pool_steal(p, w, &t) ||
-				  (p->spin_ns != 0 && conq__pool_spin(p, w, &t))))
+		if (searching &&
+		    (conq__pool_find(p, w, &t) || conq__pool_steal(p, w, &t)))
 			goto run;
 		if (ran) {
-			/* Ran out of work: wait_idle may be waiting [PW3]. */
+			/* Ran out of work: wait_idle may be waiting [PW3].
+			 * Before the spin, which may last spin_ns. */
 			ran = false;
 			conq_eventcount_notify(&p->idle_ec);
 		}
+		if (searching && p->spin_ns != 0 && conq__pool_spin(p, w, &t))
+			goto run;
 		if (conq__load_acquire(&p->stop))
 			break;
 		if (!conq__pool_park(p, w, searching))
@@ -479,7 +500,7 @@ int conq_pool_submit(conq_pool *p, conq_task_fn fn, void *arg)
 
 int conq_pool_submit_batch(conq_pool *p, const conq_task *ts, size_t n)
 {
-	if (p == NULL || (ts == NULL && n != 0))
+	if (p == NULL || ts == NULL)
 		return EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (ts[i].fn == NULL)
@@ -515,7 +536,8 @@ int conq_pool_wait_idle(conq_pool *p)
 			return 0;
 		uint32_t key = conq_eventcount_prepare(&p->idle_ec);
 		/* The re-check after prepare: conq/eventcount.h; [PW3], the
-		 * notify of a worker that ran out of work, is the other side. */
+		 * notify of a worker that ran out of work, is the other side.
+		 */
 		if (conq__pool_is_idle(p)) {
 			conq_eventcount_cancel(&p->idle_ec);
 			return 0;
@@ -530,9 +552,9 @@ static void conq__pool_wake_all(conq_pool *p)
 	pthread_mutex_lock(&p->sleep_lock);
 	while (p->nsleepers > 0) {
 		struct conq__pool_worker *w =
-			&p->workers[p->sleepers[--p->nsleepers]];
-		conq__faa_seq_cst(&p->state,
-				  CONQ__POOL_UNPARK_ONE + CONQ__POOL_SEARCH_ONE);
+		    &p->workers[p->sleepers[--p->nsleepers]];
+		conq__faa_seq_cst(&p->state, CONQ__POOL_UNPARK_ONE +
+						 CONQ__POOL_SEARCH_ONE);
 		conq__store_release(&w->notified, 1u); /* [PK3] */
 		conq__pool_futex_wake(&w->notified);
 	}
@@ -596,10 +618,13 @@ static int conq__pool_check_cpus(const conq_pool_opts *o)
 static unsigned conq__pool_default_threads(void)
 {
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-		return (unsigned)CPU_COUNT(&set);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (unsigned)n : 1u;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	if (n < 1)
+		n = 1;
+	return n > (long)CONQ_POOL_MAX_THREADS ? CONQ_POOL_MAX_THREADS
+					       : (unsigned)n;
 }
 
 conq_pool *conq_pool_create(const conq_pool_opts *opts)
@@ -612,15 +637,22 @@ conq_pool *conq_pool_create(const conq_pool_opts *opts)
 		o.threads = conq__pool_default_threads();
 	if (o.threads > CONQ_POOL_MAX_THREADS)
 		o.threads = 0;
+	/* A narrow-index test build (CONQ_INDEX_BITS) has smaller rings:
+	 * the defaults shrink with them, the limits stay those of 64-bit. */
 	if (o.capacity == 0)
-		o.capacity = CONQ_POOL_DEFAULT_CAPACITY;
+		o.capacity =
+		    CONQ_POOL_DEFAULT_CAPACITY < CONQ_VALUE_MAX_CAPACITY
+			? CONQ_POOL_DEFAULT_CAPACITY
+			: CONQ_VALUE_MAX_CAPACITY;
 	if (o.local_capacity == 0)
 		o.local_capacity = 256;
 	if (o.local_capacity < 2 * CONQ__POOL_STEAL_MAX)
 		o.local_capacity = 2 * CONQ__POOL_STEAL_MAX;
 	if (o.threads == 0 || o.spin_ns > 1000000000u ||
 	    o.capacity > ((size_t)1 << 28) ||
+	    o.capacity > CONQ_VALUE_MAX_CAPACITY ||
 	    o.local_capacity > ((size_t)1 << 20) ||
+	    o.local_capacity > CONQ_VALUE_MAX_CAPACITY ||
 	    (o.wake != CONQ_POOL_WAKE_SEARCHING &&
 	     o.wake != CONQ_POOL_WAKE_EVERY) ||
 	    conq__pool_check_cpus(&o) != 0) {
@@ -648,8 +680,8 @@ conq_pool *conq_pool_create(const conq_pool_opts *opts)
 		struct conq__pool_worker *w = &p->workers[i];
 		w->index = i;
 		w->pool = p;
-		w->local = conq_spmc_value_create(sizeof(conq_task),
-						  o.local_capacity);
+		w->local =
+		    conq_spmc_value_create(sizeof(conq_task), o.local_capacity);
 		if (w->local == NULL)
 			goto nomem;
 	}
@@ -765,7 +797,8 @@ conq_strand *conq_strand_create(conq_pool *p, size_t capacity)
 {
 	if (capacity == 0)
 		capacity = 1024;
-	if (p == NULL || capacity > ((size_t)1 << 28)) {
+	if (p == NULL || capacity > ((size_t)1 << 28) ||
+	    capacity > CONQ_VALUE_MAX_CAPACITY) {
 		errno = EINVAL;
 		return NULL;
 	}

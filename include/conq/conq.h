@@ -46,6 +46,7 @@
 #include "conq/common.h"
 #include "conq/eventcount.h"
 #include "conq/refcount.h"
+#include "conq/pool.h"
 #include "conq/uuid.h"
 #include "conq/shm.h"
 #include "conq/spsc_array.h"

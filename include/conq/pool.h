@@ -116,14 +116,16 @@ typedef struct conq_pool_opts {
 	 * it parks: 0 (default) parks at once. At most 10^9 (one second). */
 	unsigned spin_ns;
 	/* The inject queue's capacity (rounded up to a power of two): 0 means
-	 * CONQ_POOL_DEFAULT_CAPACITY; at most 2^28. A submit to a full queue
+	 * CONQ_POOL_DEFAULT_CAPACITY; at most 2^28 (CONQ_VALUE_MAX_CAPACITY,
+	 * smaller in narrow-index test builds). A submit to a full queue
 	 * fails with EAGAIN. */
 	size_t capacity;
 	/* Each worker's local queue (tasks submitted from tasks): 0 means
-	 * 256; at most 2^20. When it is full they go to the inject queue. */
+	 * 256 (at least 64); at most 2^20 (and CONQ_VALUE_MAX_CAPACITY).
+	 * When it is full they go to the inject queue. */
 	size_t local_capacity;
-	/* Thread names: "<name>-<i>", cut to the kernel's 15 characters;
-	 * NULL means "conq-pool". */
+	/* Thread names: "<name>-<i>", the name cut to 10 characters so that
+	 * the index fits the kernel's 15; NULL means "conq-pool". */
 	const char *name;
 	/* CPU affinity: worker i runs on cpus[i % ncpus] (ncpus 0: no
 	 * pinning). A CPU the process may not use fails create (EINVAL). */
@@ -149,7 +151,7 @@ int conq_pool_submit(conq_pool *p, conq_task_fn fn, void *arg);
 /* Queue the n tasks of ts[] (each fn non-NULL), all or none, with one wake
  * decision: 0, or EINVAL (p or ts NULL, a NULL fn, destroy has begun),
  * EAGAIN (fewer than n free slots, or n above the queue's capacity). n == 0
- * is 0. */
+ * (ts non-NULL) is 0. */
 int conq_pool_submit_batch(conq_pool *p, const conq_task *ts, size_t n);
 
 /* Wait until every task submitted before the call, and every task those
@@ -160,7 +162,11 @@ int conq_pool_wait_idle(conq_pool *p);
 /* Refuse further submits from outside the pool (EINVAL), run everything
  * submitted (tasks may still submit more), stop and join the workers,
  * free p. 0, or EINVAL (p NULL), EDEADLK (from one of p's tasks: nothing
- * is done). */
+ * is done). Strands on p are destroyed first. A submit from another thread
+ * that races destroy is refused or runs its task, never lost; but p is
+ * freed when destroy returns, so the caller must see such submits return
+ * (join their threads) before that: no call on p may run or start after
+ * destroy returns. */
 int conq_pool_destroy(conq_pool *p);
 
 /* The number of worker threads. */
@@ -169,7 +175,8 @@ unsigned conq_pool_threads(const conq_pool *p);
 /* Counters, summed over the pool's life (relaxed reads; for benchmarks and
  * tests). */
 typedef struct conq_pool_stats {
-	uint64_t submitted; /* tasks accepted */
+	uint64_t submitted; /* tasks accepted (a strand's tasks count as
+			     * one per activation of its runner) */
 	uint64_t completed; /* tasks finished */
 	uint64_t wakes;	    /* futex wakes of a parked worker */
 	uint64_t parks;	    /* times a worker went to sleep */
