@@ -8,7 +8,8 @@
 # eventcount's park/wake under store buffers (eventcount.pml), of the
 # XADD queues' chunk protocol (xadd.pml), of conq_mpsc_bytes' claims,
 # padding, zeroing and dead-producer reclaim (bytes.pml) and of the value
-# rings' tags (value_mpsc.pml, value_mc.pml); docs/stress.md, "Spin models".
+# rings' tags (value_mpsc.pml, value_mc.pml) and of conq_pool's park/wake
+# under store buffers (pool.pml); docs/stress.md, "Spin models".
 #
 # Usage: spin/check.sh [--bugs] [--only REGEX] [WORKDIR]
 #   For each model and configuration: spin -a, gcc pan.c, then the full
@@ -134,9 +135,16 @@ value_mpsc:2p1c,fill=2  value_mpsc.pml progress  -DPER=0_-DFILL=2
 value_mpsc:2p1c,fill=2,abort value_mpsc.pml safety -DPER=0_-DFILL=2_-DABORT=1
 value_mc:spmc,1p2c      value_mc.pml safety
 value_mc:mpmc,2p1c,abort,fill value_mc.pml safety -DNP=2_-DNC=1_-DPER=0_-DABORT=1_-DFILL=1
+pool:2w1s,3t            pool.pml safety          -DPER=3
+pool:2w2s,1t            pool.pml safety          -DNS=2_-DPER=1
+pool:2w2s,1t,rmw        pool.pml safety          -DNS=2_-DPER=1_-DRMW=1
+pool:1w1s,3t            pool.pml safety          -DNW=1_-DPER=3
+pool:2w1s,3t,join,rmw   pool.pml safety          -DPER=3_-DJOIN=1_-DRMW=1
+pool:2w1s,3t,join       pool.pml safety          -DPER=3_-DJOIN=1
+pool:2w2s,1t,join       pool.pml safety          -DNS=2_-DPER=1_-DJOIN=1
 "
 # Planted bugs per model (each must be caught: errors > 0).
-BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7 xadd.pml:1,2,3,4,5,6,7,8,9,10,11,12 bytes.pml:1,2,3,4,5,6,7 value_mpsc.pml:1,2,3,4,5,6 value_mc.pml:1,2,3,4,5,6,7"
+BUGLIST="spsc.pml:1,2,3 mpsc.pml:1,2,3 spmc.pml:1,2,3 mpmc.pml:1,2,3,4,5,6,7 spsc_la.pml:1,2,3,4,5,6 mpsc_la.pml:1,2,3,4 mpsc_node.pml:1,2,3 eventcount.pml:1,2,3,4,5,6,7 xadd.pml:1,2,3,4,5,6,7,8,9,10,11,12 bytes.pml:1,2,3,4,5,6,7 value_mpsc.pml:1,2,3,4,5,6 value_mc.pml:1,2,3,4,5,6,7 pool.pml:1,2,3,4,5,6,7,8,9"
 
 T0=$(date +%s)
 if [ $BUGS -eq 0 ]; then
