@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Install the peer libraries that conq-bench compares conq against: the
-# queues', and those of the UUID and reference-count benchmarks (Debian 12 /
-# Ubuntu package names). conq itself needs none of them: the
+# queues', and those of the UUID, reference-count and pool benchmarks
+# (Debian 12 / Ubuntu package names). conq itself needs none of them: the
 # bench builds whichever peers it finds and skips the rest.
 #
 #   scripts/install-peers.sh            install (as root, or through sudo)
@@ -27,7 +27,8 @@ PEERS=(
 	libreaderwriterqueue-dev # moodycamel::ReaderWriterQueue
 	uuid-dev                 # util-linux libuuid (Uuid: libuuid:*)
 	libsodium-dev            # libsodium randombytes_buf (Uuid: sodium:*)
-	libglib2.0-dev           # GLib gatomicrefcount (Refcount: glib:*)
+	libglib2.0-dev           # GLib gatomicrefcount, GThreadPool (Refcount, Pool: glib:*)
+	libuv1-dev               # libuv's threadpool, uv_queue_work (Pool: libuv:*)
 )
 
 # The packages of PEERS that dpkg does not list as installed.

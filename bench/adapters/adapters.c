@@ -348,6 +348,16 @@ const char *cb_contract_name(unsigned contract)
 #else
 #define GLIB_OFF 0
 #endif
+#ifdef CB_HAVE_LIBUV
+#define LIBUV_IN 1
+#else
+#define LIBUV_IN 0
+#endif
+#ifdef CB_LIBUV_DISABLED
+#define LIBUV_OFF 1
+#else
+#define LIBUV_OFF 0
+#endif
 #ifdef CB_HAVE_ARC4RANDOM_BUF
 #define ARC4_IN 1
 #else
@@ -419,10 +429,17 @@ const cb_peer cb_peers[] = {
 	 "getrandom in sys/random.h", "libc6-dev (glibc >= 2.25)",
 	 CB_STATUS(GETRANDOM_IN, 0), NULL},
 	{"glib:*",
-	 "GLib gatomicrefcount g_atomic_ref_count_init/inc/dec (Refcount)",
+	 "GLib gatomicrefcount g_atomic_ref_count_init/inc/dec (Refcount), "
+	 "GThreadPool (Pool)",
 	 "pkg-config glib-2.0 (glib.h + libglib-2.0)", "libglib2.0-dev",
 	 CB_STATUS(GLIB_IN, GLIB_OFF),
 	 "CONQ_BENCH_GLIB=OFF, or a static build without libglib-2.0.a and "
-	 "its dependencies' archives"},
+	 "its dependencies' archives (a ThreadSanitizer build keeps the "
+	 "refcounts only: GThreadPool's futex-based locks are invisible to "
+	 "TSan)"},
+	{"libuv:*", "libuv's threadpool, uv_queue_work (Pool)",
+	 "pkg-config libuv (uv.h + libuv)", "libuv1-dev",
+	 CB_STATUS(LIBUV_IN, LIBUV_OFF),
+	 "CONQ_BENCH_LIBUV=OFF, or a static build without libuv.a"},
 };
 const size_t cb_npeers = sizeof cb_peers / sizeof cb_peers[0];

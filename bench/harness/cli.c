@@ -38,7 +38,7 @@ typedef struct preset {
 #define SMOKE_SET                                                              \
 	"^(QueueThroughputBackoffNone|QueueBurstCost|QueueRoundTripLatency|"   \
 	"PingPong|Catchup|UnalignedAccess|MachineLimits|QueueHandoff|"         \
-	"QueueValueThroughput|Uuid|Refcount)\\."
+	"QueueValueThroughput|Uuid|Refcount|Pool)\\."
 /* Issue 14's targets: the SPSC value ring against conq_spsc_array with 4-
  * and 8-byte elements, the MPSC claim/commit against DPDK's MP elem ring
  * with 64-byte ones (wl_value.c prints the verdicts). */
@@ -54,6 +54,10 @@ typedef struct preset {
 	"uType=conq:uuid_v4,conq:uuid_v7,baseline:clock_realtime,"             \
 	"libuuid:uuid_generate_random"
 
+/* Issue 16's targets: every pool at 1 submitter and 2 workers, bursts of
+ * 100000 tasks and a task every 200 us (wl_pool.c prints the verdicts). */
+#define POOL_PARAMS "producers=1 workers=2 burstTasks=100000 intervalUs=200"
+
 #define PRESET_MS ((uint64_t)CB_NS_PER_MS)
 #define PRESET_S ((uint64_t)CB_NS_PER_S)
 
@@ -68,13 +72,14 @@ static const preset presets[] = {
 	 1024, CB_ALL_CONTRACTS, SMOKE_SET,
 	 "CI: every benchmark (QueueThroughputSlowSide aside), every queue at "
 	 "every shape it allows, --check, qCapacity 1024 (wraps and fills "
-	 "often); QueueValueThroughput at elemSize 64",
-	 "elemSize=64"},
+	 "often); QueueValueThroughput at elemSize 64, Pool.burst with bursts "
+	 "of 10000",
+	 "elemSize=64 burstTasks=10000"},
 	{"default", 3, 5, 10, 500 * PRESET_MS, 500 * PRESET_MS, 0,
 	 "1,1 2,1 1,2 2,2", 131072, 0, NULL,
 	 "JMH-like: every benchmark, 3 forks, each shape with the queues of its narrowest "
-	 "contract (~10 min with every peer, and ~11 more for Uuid and "
-	 "Refcount); QueueValueThroughput at elemSize 64",
+	 "contract (~10 min with every peer, ~11 more for Uuid and "
+	 "Refcount, ~6 for Pool); QueueValueThroughput at elemSize 64",
 	 "elemSize=64"},
 	{"jctools", 5, 10, 10, 1 * PRESET_S, 1 * PRESET_S, 0, "1,1", 132000, 0,
 	 "^Queue(ThroughputBackoffNone|BurstCost|RoundTripLatency)\\.",
@@ -107,6 +112,14 @@ static const preset presets[] = {
 	 "libuuid at 1, 2 (and max) threads; every count of Refcount.cycle and "
 	 ".shared; prints the ratios and the verdicts (about 45 s)",
 	 EXTRAS_UTYPES},
+	{"pool", 1, 2, 8, 200 * PRESET_MS, 500 * PRESET_MS, 0, "1,1", 131072,
+	 CB_ALL_CONTRACTS, "^Pool\\.",
+	 "issue 16's targets: every pool (conq_pool and its naive wake "
+	 "policy, GLib's, libuv's, a mutex pool, the spinning ceiling) "
+	 "interleaved, Pool.burst (bursts of 100000 tasks) and Pool.sparse (a "
+	 "task every 200 us) at 1 submitter and 2 workers; prints the tables, "
+	 "the ratios and the verdicts (about 70 s)",
+	 POOL_PARAMS},
 	{"uuid", 1, 2, 10, 100 * PRESET_MS, 200 * PRESET_MS, 0, "1,1", 131072,
 	 CB_ALL_CONTRACTS, "^Uuid\\.",
 	 "every UUID generator at 1, 2 (and max) threads, interleaved; the "
@@ -144,8 +157,9 @@ void cb_usage(FILE *f)
 		"  --preset NAME        quick (default, `make bench`) | smoke | "
 		"default | jctools | mpmc |\n"
 		"                       mpsc | spmc | slowside | value | extras | "
-		"uuid | refcount (below);\n"
-		"                       explicit options override the preset's\n"
+		"pool | uuid | refcount\n"
+		"                       (below);"
+		" explicit options override the preset's\n"
 		"  -f N                 forks: each point runs in N fresh "
 		"processes, one after the other, and\n"
 		"                       their iterations are merged (0: in this "
@@ -721,7 +735,7 @@ int cb_parse_args(int argc, char **argv, cb_options *o)
 		fprintf(stderr,
 			"conq-bench: unknown preset '%s' (quick | smoke | "
 			"default | jctools | mpmc | mpsc | spmc | slowside | "
-			"value | extras | uuid | refcount)\n",
+			"value | extras | pool | uuid | refcount)\n",
 			o->preset);
 		return 2;
 	}

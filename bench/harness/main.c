@@ -154,8 +154,9 @@ static void list_peers(void)
 	}
 	printf("Baselines (not queues of a library): ceiling:stream and "
 	       "ceiling:stream_locked (SPSC), mutex:ring and mutex:condvar "
-	       "(MPMC, the floor): always compiled in; so are the Uuid and "
-	       "Refcount baselines (baseline:*, see -l).\n");
+	       "(MPMC, the floor): always compiled in; so are the Uuid, "
+	       "Refcount and Pool baselines (baseline:*, and Pool's "
+	       "ceiling:spin_mpmc_value; see -l).\n");
 }
 
 /* The run's first line: which peers this build compares against, and, when

@@ -31,6 +31,9 @@
  *  - Uuid and Refcount: contenders and thread counts interleaved in a
  *    fork, their JSON (threads, qType, no violation), ratio and target
  *    lines, the extras preset, usage errors;
+ *  - Pool.burst and Pool.sparse: conq:pool alone, then with the ceiling:
+ *    their JSON (the pool as qType, the secondary columns, no violation),
+ *    the report's tables and target lines, a bad parameter;
  *  - usage errors exit 2.
  */
 #include <errno.h>
@@ -867,6 +870,90 @@ static void test_extras(void)
 	}
 }
 
+/* Pool.burst and Pool.sparse (issue 16): conq:pool alone, a result of
+ * each with its pool as qType, a positive score, its secondary columns and
+ * no violation (every task ran once, none lost); the report's tables; with
+ * the ceiling too, the target lines; a bad producers count fails the
+ * trial. */
+static void test_pool(void)
+{
+	check_context("pool");
+	run r;
+	const char *args[] = {"Pool", "-p", "poolType=conq:pool", "-p",
+			      "burstTasks=2000", "-wi", "1", "-i", "2", "-w",
+			      "10ms", "-r", "20ms", "-rf", "json", "-rff",
+			      "pool.json", NULL};
+	run_bench(&r, args);
+	CHECK_EQ(r.status, 0);
+	cb_json *j = load_json("pool.json");
+	static const char *const burst_sec[] = {
+	    "submitNs", "cpuPerTask", "ctxSwitchesPerTask", "poolWakesPerTask"};
+	static const char *const sparse_sec[] = {
+	    "p99",	  "p99.9",	   "cpuPerTask",   "ctxSwitchesPerTask",
+	    "submitLag", "fromSubmitP50", "fromSubmitP99"};
+	if (j != NULL && j->type == CB_JARR && CHECK_EQ(j->n, 2)) {
+		for (size_t k = 0; k < j->n; k++) {
+			const cb_json *e = &j->kid[k];
+			const char *bm = jstr(e, "benchmark");
+			const int burst = strcmp(bm, "Pool.burst") == 0;
+			check_context("pool %s", bm);
+			CHECK_TRUE(burst || strcmp(bm, "Pool.sparse") == 0);
+			check_jmh_entry(e, 1, 2);
+			const cb_json *p = cb_json_get(e, "params");
+			CHECK_TRUE(strcmp(jstr(p, "qType"), "conq:pool") == 0);
+			CHECK_TRUE(strcmp(jstr(p, "workers"), "2") == 0);
+			const cb_json *pm = cb_json_get(e, "primaryMetric");
+			CHECK_TRUE(strcmp(jstr(pm, "scoreUnit"),
+					  burst ? "ops/us" : "ns") == 0);
+			CHECK_TRUE(cb_json_number(cb_json_get(pm, "score")) > 0);
+			const cb_json *sm = cb_json_get(e, "secondaryMetrics");
+			const char *const *sec = burst ? burst_sec : sparse_sec;
+			const size_t nsec =
+			    burst ? sizeof burst_sec / sizeof burst_sec[0]
+				  : sizeof sparse_sec / sizeof sparse_sec[0];
+			for (size_t s = 0; s < nsec; s++)
+				if (cb_json_get(sm, sec[s]) == NULL)
+					CHECK_FAIL("%s: no %s", bm, sec[s]);
+			const cb_json *ck =
+			    cb_json_get(cb_json_get(e, "conqBench"), "checks");
+			CHECK_EQ(cb_json_number(cb_json_get(ck, "violations")),
+				 0);
+		}
+	}
+	cb_json_free(j);
+	check_context("pool report");
+	CHECK_TRUE(strstr(r.out, "Pool.burst burstTasks=2000 producers=1 "
+				 "workers=2: medians") != NULL);
+	CHECK_TRUE(strstr(r.out, "Mtasks/s") != NULL);
+	CHECK_TRUE(strstr(r.out, "Pool.sparse intervalUs=200 workers=2: "
+				 "medians") != NULL);
+	CHECK_TRUE(strstr(r.out, "sub50") != NULL);
+	run_free(&r);
+
+	check_context("pool targets");
+	const char *tg[] = {"Pool.burst", "-p",
+			    "poolType=conq:pool,ceiling:*", "-p",
+			    "burstTasks=2000", "-wi", "0", "-i", "2", "-r",
+			    "10ms", NULL};
+	run_bench(&r, tg);
+	CHECK_EQ(r.status, 0);
+	CHECK_TRUE(strstr(r.out, "Issue 16's targets") != NULL);
+	CHECK_EQ(count_str(r.out, "conq:pool / ceiling:spin_mpmc_value, "
+				  "tasks/s >= 0.5x: "),
+		 1);
+	CHECK_EQ(count_str(r.out, "conq:pool futex wakes per task <= 0.01"),
+		 1);
+	run_free(&r);
+
+	check_context("pool usage");
+	const char *bad[] = {"Pool.burst", "-p", "poolType=conq:pool", "-p",
+			     "producers=9", NULL};
+	run_bench(&r, bad);
+	CHECK_EQ(r.status, 4); /* the fork's usage error: a failed trial */
+	CHECK_TRUE(strstr(r.err, "producers in [1, 8]") != NULL);
+	run_free(&r);
+}
+
 static void test_usage(void)
 {
 	check_context("usage");
@@ -920,6 +1007,7 @@ int main(int argc, char **argv)
 	test_plot();
 	test_value();
 	test_extras();
+	test_pool();
 	test_usage();
 	/* Leave the scratch directory for a failed run's post-mortem. */
 	if (check_failed() == 0) {

@@ -146,6 +146,8 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 				snprintf(load, sizeof load,
 					 "preempted %" PRIu64 "x", ivcsw);
 			}
+			if (tr->no_disturbance)
+				dist = 0;
 			char metric[160];
 			metric[0] = '\0';
 			double s = tr->after(tr, measured, m, metric,

@@ -16,6 +16,7 @@ extern const cb_workload cb_wl_burst, cb_wl_rtt, cb_wl_pingpong, cb_wl_catchup,
 	cb_wl_align, cb_wl_limits, cb_wl_handoff;
 extern const cb_workload cb_wl_uuid, cb_wl_refcount_cycle,
 	cb_wl_refcount_shared;
+extern const cb_workload cb_wl_pool_burst, cb_wl_pool_sparse;
 
 /* One line per workload (the order of the plan and of -l). */
 const cb_workload *const cb_workloads[] = {
@@ -32,6 +33,8 @@ const cb_workload *const cb_workloads[] = {
 	&cb_wl_uuid,
 	&cb_wl_refcount_cycle,
 	&cb_wl_refcount_shared,
+	&cb_wl_pool_burst,
+	&cb_wl_pool_sparse,
 	&cb_wl_test_hang,
 	&cb_wl_test_echo,
 };
