@@ -191,7 +191,9 @@ end:	do
 inline wake(b)
 {
 	atomic { !lk -> lk = 1; FLUSH(b) };  /* the lock: an RMW */
-	ws = srch;                           /* relaxed, under the lock */
+	ws = srch; /* src/pool.c: an RMW adding 0 ([PK8]); the lock's own
+		    * RMW has flushed the buffer already, as on TSO (a C11
+		    * lock acquire alone would not: hence the RMW) */
 	if
 	:: BUG == 6 && nsl == 0 && ws == 0 ->
 		/* the token counted with nobody to give it to, kept */

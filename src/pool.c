@@ -80,6 +80,7 @@ struct conq_pool {
 	/* Outside submitters' counts (and strand schedules from outside). */
 	uint64_t ext_submitted __attribute__((aligned(CONQ_PAD)));
 	uint64_t ext_refused;
+	uint64_t ext_left; /* [PS3] outside calls' tasks whose call returned */
 	/* The sleepers' lock and what it guards. */
 	pthread_mutex_t sleep_lock __attribute__((aligned(CONQ_PAD)));
 	unsigned nsleepers;
@@ -102,10 +103,8 @@ struct conq_strand {
 	uint64_t pending __attribute__((aligned(CONQ_PAD)));
 } __attribute__((aligned(CONQ_PAD)));
 
-/* The worker this thread is (NULL outside every pool), and the strand whose
- * task it runs. */
+/* The worker this thread is (NULL outside every pool). */
 static __thread struct conq__pool_worker *conq__pool_me;
-static __thread conq_strand *conq__strand_me;
 
 static struct conq__pool_worker *conq__pool_self(const conq_pool *p)
 {
@@ -141,12 +140,15 @@ static void conq__pool_futex_wake(uint32_t *word)
 
 /* ---------------------------------------------------- the wake token -- */
 
+static bool conq__pool_ready(conq_pool *p, conq_task *t);
+
 /* Is any task visible in any queue? The parker's re-check [PK2], and the
- * searcher's "more work" test. */
+ * searcher's "more work" test. (A ring's is_empty counts a slot claimed
+ * and not yet committed: a submitter preempted there can make a parker
+ * wake itself and park again until it commits.) */
 static bool conq__pool_work_visible(conq_pool *p)
 {
-	if (!conq_mpmc_value_is_empty(p->inject) ||
-	    !conq_mpsc_intrusive_is_empty(&p->ready))
+	if (!conq_mpmc_value_is_empty(p->inject) || conq__pool_ready(p, NULL))
 		return true;
 	for (unsigned i = 0; i < p->nworkers; i++)
 		if (!conq_spmc_value_is_empty(p->workers[i].local))
@@ -160,7 +162,11 @@ static bool conq__pool_work_visible(conq_pool *p)
 static void conq__pool_wake(conq_pool *p)
 {
 	pthread_mutex_lock(&p->sleep_lock);
-	uint64_t s = conq__load_relaxed(&p->state);
+	/* [PK8] acq_rel RMW: a searcher that started after the caller's read
+	 * of the word is ordered after it only through the word: if we see
+	 * it here and let it be, its [PK7] reads from this RMW, so its look
+	 * for more work sees the task the caller queued (as [PK6]). */
+	uint64_t s = conq__faa_acq_rel(&p->state, (uint64_t)0);
 	if (p->nsleepers == 0 || (p->wake == CONQ_POOL_WAKE_SEARCHING &&
 				  CONQ__POOL_SEARCHING(s) != 0)) {
 		pthread_mutex_unlock(&p->sleep_lock);
@@ -232,23 +238,32 @@ static void conq__pool_run(struct conq__pool_worker *w, const conq_task *t)
 
 static void conq__strand_run(void *arg);
 
-/* Pop a ready strand (one worker at a time) as a task running its queue. */
-static bool conq__pool_take_ready(conq_pool *p, conq_task *t)
+/* The ready strands, one consumer at a time: pop one as a task running
+ * its queue (t non-NULL), or only look (t NULL: the re-check). False when
+ * empty; when the oldest is still a bubble (its pusher links it, then
+ * notifies: a look that misses it is the [PK1]/[PK5] case again, the link
+ * being the store); and when another worker holds the consumer role (it
+ * is running: it looks again, or re-checks as it parks). */
+static bool conq__pool_ready(conq_pool *p, conq_task *t)
 {
 	if (conq_mpsc_intrusive_is_empty(&p->ready))
 		return false;
 	uint32_t free_ = 0;
 	/* [PR1] acquire on success: pairs with [PR2], the previous
-	 * holder's release, handing the consumer role on. */
-	if (!conq__cas_weak_acq_rel(&p->ready_lock, &free_, 1u))
+	 * holder's release, handing the consumer role on. Strong: a
+	 * spurious failure would read as "somebody else holds it". */
+	if (!conq__cas_strong_acq_rel(&p->ready_lock, &free_, 1u))
 		return false;
 	conq_mpsc_intrusive_node *n =
-	    conq_mpsc_intrusive_relaxed_pop(&p->ready);
+	    t != NULL ? conq_mpsc_intrusive_relaxed_pop(&p->ready)
+		      : conq_mpsc_intrusive_relaxed_peek(&p->ready);
 	conq__store_release(&p->ready_lock, 0u); /* [PR2] */
 	if (n == NULL)
 		return false;
-	t->fn = conq__strand_run;
-	t->arg = (conq_strand *)(void *)n;
+	if (t != NULL) {
+		t->fn = conq__strand_run;
+		t->arg = (conq_strand *)(void *)n;
+	}
 	return true;
 }
 
@@ -258,11 +273,11 @@ static bool conq__pool_find(conq_pool *p, struct conq__pool_worker *w,
 {
 	if (CONQ__UNLIKELY(++w->tick % CONQ__POOL_FAIR == 0) &&
 	    (conq_mpmc_value_relaxed_poll(p->inject, t) ||
-	     conq__pool_take_ready(p, t)))
+	     conq__pool_ready(p, t)))
 		return true;
 	return conq_spmc_value_relaxed_poll(w->local, t) ||
 	       conq_mpmc_value_relaxed_poll(p->inject, t) ||
-	       conq__pool_take_ready(p, t);
+	       conq__pool_ready(p, t);
 }
 
 /* A searcher's round: the other workers' queues (half of one, at most 32;
@@ -295,7 +310,7 @@ static bool conq__pool_steal(conq_pool *p, struct conq__pool_worker *w,
 		return true;
 	}
 	return conq_mpmc_value_relaxed_poll(p->inject, t) ||
-	       conq__pool_take_ready(p, t);
+	       conq__pool_ready(p, t);
 }
 
 /* Become a searcher, if fewer than half the workers search (tokio's cap;
@@ -305,6 +320,9 @@ static bool conq__pool_try_search(conq_pool *p)
 	uint64_t s = conq__load_relaxed(&p->state);
 	if (2 * CONQ__POOL_SEARCHING(s) >= p->nworkers && p->nworkers > 1)
 		return false;
+	/* seq_cst, as every RMW of the word: ordered with the submitters'
+	 * [PK6] and the wakers' [PK8] (a stale cap check above only lets one
+	 * searcher too many in for a moment, or keeps one out). */
 	conq__faa_seq_cst(&p->state, CONQ__POOL_SEARCH_ONE);
 	return true;
 }
@@ -328,9 +346,10 @@ static bool conq__pool_park(conq_pool *p, struct conq__pool_worker *w,
 			    bool searching)
 {
 	pthread_mutex_lock(&p->sleep_lock);
+	/* acquire (and the lock): pairs with conq__pool_stop's release
+	 * [PS4]; destroy set stop before it took this lock to wake all, so
+	 * we would sleep through it. */
 	if (conq__load_acquire(&p->stop)) {
-		/* destroy set stop before it took this lock to wake all: we
-		 * would sleep through it. */
 		pthread_mutex_unlock(&p->sleep_lock);
 		return false;
 	}
@@ -397,11 +416,11 @@ static void *conq__pool_main(void *arg)
 			/* Ran out of work: wait_idle may be waiting [PW3].
 			 * Before the spin, which may last spin_ns. */
 			ran = false;
-			conq_eventcount_notify(&p->idle_ec);
+			conq_eventcount_notify_all(&p->idle_ec);
 		}
 		if (searching && p->spin_ns != 0 && conq__pool_spin(p, w, &t))
 			goto run;
-		if (conq__load_acquire(&p->stop))
+		if (conq__load_acquire(&p->stop)) /* [PS4] */
 			break;
 		if (!conq__pool_park(p, w, searching))
 			break;
@@ -422,7 +441,8 @@ static void *conq__pool_main(void *arg)
 /* -------------------------------------------------------- the counts -- */
 
 /* Count a task in before queueing it: from a worker of p, its own count;
- * else the outside count, refused once destroy has begun. */
+ * else the outside count, refused once destroy has begun. An outside call
+ * ends with conq__pool_leave, whatever happened. */
 static int conq__pool_count_in(conq_pool *p, struct conq__pool_worker *me,
 			       uint64_t n, bool check_closing)
 {
@@ -432,11 +452,13 @@ static int conq__pool_count_in(conq_pool *p, struct conq__pool_worker *me,
 	}
 	/* [PS1] seq_cst: pairs with destroy's [PS2] (its store of closing,
 	 * then its loads of the counts): either we see closing, or destroy
-	 * sees our count and waits for the task. */
+	 * sees our count and waits for the task and for our leave [PS3]. */
 	conq__faa_seq_cst(&p->ext_submitted, n);
 	if (check_closing && conq__load_seq_cst(&p->closing)) {
+		/* [PW4] release: pairs with [PW2]'s acquire of ext_refused:
+		 * a refused task counts as done. */
 		conq__faa_release(&p->ext_refused, n);
-		conq_eventcount_notify(&p->idle_ec);
+		conq_eventcount_notify_all(&p->idle_ec); /* [PW3] */
 		return EINVAL;
 	}
 	return 0;
@@ -447,13 +469,23 @@ static void conq__pool_count_out(conq_pool *p, struct conq__pool_worker *me,
 				 uint64_t n)
 {
 	if (me != NULL) {
-		/* release: read with acquire, as completed [PW2]. */
+		/* [PW4] release: read with acquire, as completed [PW2]. */
 		conq__store_release(&me->refused,
 				    conq__load_relaxed(&me->refused) + n);
 		return;
 	}
-	conq__faa_release(&p->ext_refused, n);
-	conq_eventcount_notify(&p->idle_ec); /* [PW3] */
+	conq__faa_release(&p->ext_refused, n);	 /* [PW4] */
+	conq_eventcount_notify_all(&p->idle_ec); /* [PW3] */
+}
+
+/* The end of an outside call that counted n in: its last access to p.
+ * [PS3] release: pairs with destroy's acquire load of ext_left, after
+ * which p may be freed. */
+static void conq__pool_leave(conq_pool *p, struct conq__pool_worker *me,
+			     uint64_t n)
+{
+	if (me == NULL)
+		conq__faa_release(&p->ext_left, n);
 }
 
 /* Everything counted in has finished. Done counts first, then submitted
@@ -462,6 +494,7 @@ static void conq__pool_count_out(conq_pool *p, struct conq__pool_worker *me,
  * counted in is left. */
 static bool conq__pool_is_idle(conq_pool *p)
 {
+	/* [PW2] acquire: pairs with [PW4], the refusals. */
 	uint64_t done = conq__load_acquire(&p->ext_refused), in = 0;
 	for (unsigned i = 0; i < p->nworkers; i++) {
 		struct conq__pool_worker *w = &p->workers[i];
@@ -484,18 +517,17 @@ int conq_pool_submit(conq_pool *p, conq_task_fn fn, void *arg)
 	conq_task t = {fn, arg};
 	struct conq__pool_worker *me = conq__pool_self(p);
 	int rc = conq__pool_count_in(p, me, 1, true);
-	if (rc != 0)
-		return rc;
-	if (me != NULL && conq_spmc_value_offer(me->local, &t)) {
-		conq__pool_notify(p);
-		return 0;
+	if (rc == 0) {
+		if ((me != NULL && conq_spmc_value_offer(me->local, &t)) ||
+		    conq_mpmc_value_offer(p->inject, &t)) {
+			conq__pool_notify(p);
+		} else {
+			conq__pool_count_out(p, me, 1);
+			rc = EAGAIN;
+		}
 	}
-	if (!conq_mpmc_value_offer(p->inject, &t)) {
-		conq__pool_count_out(p, me, 1);
-		return EAGAIN;
-	}
-	conq__pool_notify(p);
-	return 0;
+	conq__pool_leave(p, me, 1);
+	return rc;
 }
 
 int conq_pool_submit_batch(conq_pool *p, const conq_task *ts, size_t n)
@@ -509,18 +541,18 @@ int conq_pool_submit_batch(conq_pool *p, const conq_task *ts, size_t n)
 		return 0;
 	struct conq__pool_worker *me = conq__pool_self(p);
 	int rc = conq__pool_count_in(p, me, n, true);
-	if (rc != 0)
-		return rc;
-	if (me != NULL && conq_spmc_value_offer_bulk(me->local, ts, n) == n) {
-		conq__pool_notify(p);
-		return 0;
+	if (rc == 0) {
+		if ((me != NULL &&
+		     conq_spmc_value_offer_bulk(me->local, ts, n) == n) ||
+		    conq_mpmc_value_offer_bulk(p->inject, ts, n) == n) {
+			conq__pool_notify(p);
+		} else {
+			conq__pool_count_out(p, me, n);
+			rc = EAGAIN;
+		}
 	}
-	if (conq_mpmc_value_offer_bulk(p->inject, ts, n) != n) {
-		conq__pool_count_out(p, me, n);
-		return EAGAIN;
-	}
-	conq__pool_notify(p);
-	return 0;
+	conq__pool_leave(p, me, n);
+	return rc;
 }
 
 /* ------------------------------------------------- wait_idle, destroy -- */
@@ -553,6 +585,8 @@ static void conq__pool_wake_all(conq_pool *p)
 	while (p->nsleepers > 0) {
 		struct conq__pool_worker *w =
 		    &p->workers[p->sleepers[--p->nsleepers]];
+		/* seq_cst as every RMW of the word (the count no longer
+		 * matters once stop is set). */
 		conq__faa_seq_cst(&p->state, CONQ__POOL_UNPARK_ONE +
 						 CONQ__POOL_SEARCH_ONE);
 		conq__store_release(&w->notified, 1u); /* [PK3] */
@@ -577,6 +611,8 @@ static void conq__pool_free(conq_pool *p)
 /* Stop and join the first `started` workers (after the work is done). */
 static void conq__pool_stop(conq_pool *p, unsigned started)
 {
+	/* [PS4] release: pairs with the workers' acquire loads of stop;
+	 * everything ran before (wait_idle), so a worker that sees it exits. */
 	conq__store_release(&p->stop, 1u);
 	conq__pool_wake_all(p);
 	for (unsigned i = 0; i < started; i++)
@@ -592,6 +628,13 @@ int conq_pool_destroy(conq_pool *p)
 	/* [PS2] seq_cst: pairs with [PS1]. */
 	conq__store_seq_cst(&p->closing, 1u);
 	conq_pool_wait_idle(p);
+	/* Outside calls still between their count and their last access
+	 * (a notify, a wake, a refusal's): wait until each has left. Those
+	 * that start now see closing and leave at once. [PS3] acquire. */
+	unsigned spins = 0;
+	while (conq__load_acquire(&p->ext_left) !=
+	       conq__load_seq_cst(&p->ext_submitted))
+		conq__wait_backoff(&spins);
 	conq__pool_stop(p, p->nworkers);
 	conq__pool_free(p);
 	return 0;
@@ -730,15 +773,21 @@ unsigned conq_pool_threads(const conq_pool *p)
 
 void conq_pool_stats_get(const conq_pool *p, conq_pool_stats *out)
 {
+	if (out == NULL)
+		return;
 	memset(out, 0, sizeof *out);
 	if (p == NULL)
 		return;
-	uint64_t refused = conq__load_relaxed(&p->ext_refused);
-	out->submitted = conq__load_relaxed(&p->ext_submitted);
+	/* The refusals before the submits (each refusal was counted in
+	 * first), so that the difference cannot go below 0 ([PW2]'s
+	 * acquire loads, pairing with [PW4]). */
+	uint64_t refused = conq__load_acquire(&p->ext_refused);
+	for (unsigned i = 0; i < p->nworkers; i++)
+		refused += conq__load_acquire(&p->workers[i].refused);
+	out->submitted = conq__load_seq_cst(&p->ext_submitted);
 	for (unsigned i = 0; i < p->nworkers; i++) {
 		const struct conq__pool_worker *w = &p->workers[i];
 		out->submitted += conq__load_relaxed(&w->submitted);
-		refused += conq__load_relaxed(&w->refused);
 		out->completed += conq__load_relaxed(&w->completed);
 		out->parks += conq__load_relaxed(&w->parks);
 		out->steals += conq__load_relaxed(&w->steals);
@@ -755,20 +804,20 @@ void conq_pool_stats_get(const conq_pool *p, conq_pool_stats *out)
 static void conq__strand_schedule(conq_strand *s)
 {
 	conq_pool *p = s->pool;
-	conq__pool_count_in(p, conq__pool_self(p), 1, false);
+	struct conq__pool_worker *me = conq__pool_self(p);
+	conq__pool_count_in(p, me, 1, false);
 	/* The push releases everything before it to the worker that pops
 	 * the strand (conq/mpsc_intrusive.h). After it we touch only p: the
 	 * strand may run, finish and be destroyed at once. */
 	conq_mpsc_intrusive_push(&p->ready, &s->node);
 	conq__pool_notify(p);
+	conq__pool_leave(p, me, 1);
 }
 
 static void conq__strand_run(void *arg)
 {
 	conq_strand *s = arg;
 	conq_pool *p = s->pool;
-	conq_strand *outer = conq__strand_me;
-	conq__strand_me = s;
 	for (unsigned k = 0; k < CONQ__STRAND_BATCH; k++) {
 		conq_task t;
 		unsigned spins = 0;
@@ -783,13 +832,11 @@ static void conq__strand_run(void *arg)
 		 * next task and to wait_idle; acquire the next submit's
 		 * element. */
 		if (conq__faa_acq_rel(&s->pending, (uint64_t)-1) == 1) {
-			conq__strand_me = outer;
 			/* s may be freed from here on; p outlives it. */
 			conq_eventcount_notify_all(&p->strand_ec);
 			return;
 		}
 	}
-	conq__strand_me = outer;
 	conq__strand_schedule(s); /* fairness: 64 at a time */
 }
 
@@ -820,6 +867,9 @@ int conq_strand_submit(conq_strand *s, conq_task_fn fn, void *arg)
 	if (s == NULL || fn == NULL)
 		return EINVAL;
 	conq_pool *p = s->pool;
+	/* relaxed: a courtesy for a caller who destroys the pool too early
+	 * (strands go first: a strand submit racing the pool's destroy is
+	 * the caller's error, which this check narrows but cannot close). */
 	if (conq__pool_self(p) == NULL && conq__load_relaxed(&p->closing))
 		return EINVAL;
 	conq_task t = {fn, arg};
@@ -837,9 +887,11 @@ int conq_strand_wait_idle(conq_strand *s)
 {
 	if (s == NULL)
 		return EINVAL;
-	if (conq__strand_me == s)
-		return EDEADLK;
 	conq_pool *p = s->pool;
+	/* From any task of the pool: the runner needs a worker, and every
+	 * worker might be waiting here. */
+	if (conq__pool_self(p) != NULL)
+		return EDEADLK;
 	for (;;) {
 		/* acquire: pairs with the last task's [ST2]. */
 		if (conq__load_acquire(&s->pending) == 0)

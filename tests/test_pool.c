@@ -1063,8 +1063,9 @@ static void strand_long_run_full(void)
 static conq_strand *g_sd_s, *g_sd_other;
 static int g_sd_rc[5];
 
-/* From a task of g_sd_s: its own wait_idle and destroy, the pool's; a
- * wait for another strand is fine. */
+/* From a task of g_sd_s: its own wait_idle and destroy, the pool's, and a
+ * wait for another strand of the pool (every worker might be waiting so,
+ * with nobody left to run that strand's runner): all EDEADLK. */
 static void strand_deadlk_task(void *arg)
 {
 	(void)arg;
@@ -1093,8 +1094,9 @@ static void strand_deadlk(void)
 	CHECK_EQ(g_sd_rc[1], EDEADLK);
 	CHECK_EQ(g_sd_rc[2], EDEADLK);
 	CHECK_EQ(g_sd_rc[3], EDEADLK);
-	CHECK_EQ(g_sd_rc[4], 0);
-	CHECK_EQ(LOAD(&flag), 1); /* the other strand's wait did wait */
+	CHECK_EQ(g_sd_rc[4], EDEADLK);
+	CHECK_EQ(conq_strand_wait_idle(g_sd_other), 0); /* from outside: fine */
+	CHECK_EQ(LOAD(&flag), 1);
 	/* Nothing was done: the strand and the pool still work. */
 	g_count = 0;
 	CHECK_EQ(conq_strand_submit(g_sd_s, count_task, NULL), 0);
@@ -1268,10 +1270,46 @@ static void destroy_race(void)
 	       rounds, (unsigned long long)total);
 }
 
+/* Two threads in wait_idle at once: the last task's end must wake both
+ * (a notify that woke one waiter left the other asleep for ever: the
+ * watchdog's catch). */
+static void *idle_waiter_main(void *arg)
+{
+	*(int *)arg = conq_pool_wait_idle(g_pool);
+	progress();
+	return NULL;
+}
+
+static void wait_idle_twice(void)
+{
+	set_case("destroy: two threads in wait_idle");
+	g_pool = pool_new(1);
+	if (g_pool == NULL)
+		return;
+	for (int round = 0; round < 20; round++) {
+		struct gate g = {0, 0};
+		CHECK_EQ(conq_pool_submit(g_pool, gate_task, &g), 0);
+		pthread_t t[2];
+		int rc[2] = {-1, -1};
+		for (int k = 0; k < 2; k++)
+			CHECK_EQ(pthread_create(&t[k], NULL, idle_waiter_main,
+						&rc[k]),
+				 0);
+		sleep_ns(2 * MS); /* both asleep in wait_idle, most rounds */
+		STORE(&g.open, 1);
+		for (int k = 0; k < 2; k++) {
+			pthread_join(t[k], NULL);
+			CHECK_EQ(rc[k], 0);
+		}
+	}
+	CHECK_EQ(conq_pool_destroy(g_pool), 0);
+}
+
 static void case_destroy(void)
 {
 	destroy_pending();
 	destroy_race();
+	wait_idle_twice();
 }
 
 /* ---- errors ---- */
@@ -1705,14 +1743,19 @@ static void options_spin(void)
 	if (!CHECK_NOT_NULL(p))
 		return;
 	g_count = 0;
+	/* A first task: from its end on the worker spins (it may have
+	 * parked before it, while the test thread started). */
+	CHECK_EQ(conq_pool_submit(p, count_task, NULL), 0);
+	CHECK_EQ(conq_pool_wait_idle(p), 0);
+	conq_pool_stats st0 = stats(p);
 	for (int i = 0; i < 2; i++) {
 		CHECK_EQ(conq_pool_submit(p, count_task, NULL), 0);
 		CHECK_EQ(conq_pool_wait_idle(p), 0);
 	}
 	conq_pool_stats st = stats(p);
-	CHECK_EQ(LOAD(&g_count), 2);
-	CHECK_EQ(st.parks, 0);
-	CHECK_EQ(st.wakes, 0);
+	CHECK_EQ(LOAD(&g_count), 3);
+	CHECK_EQ(st.parks, st0.parks);
+	CHECK_EQ(st.wakes, st0.wakes);
 	CHECK_EQ(conq_pool_destroy(p), 0);
 }
 

@@ -290,6 +290,9 @@ static void *sp_worker(void *arg)
 			empty = 0;
 			continue;
 		}
+		/* acquire: pairs with sp_begin's/sp_end's release stores (the
+		 * flag orders nothing else: the tasks come through the ring,
+		 * the sleep through the mutex). */
 		if (conq__load_acquire(&x->active)) {
 			conq__cpu_relax();
 			if (x->yield && ++empty % 256u == 0)
@@ -376,7 +379,7 @@ static void sp_begin(void *xp)
 	if (conq__load_relaxed(&x->active))
 		return;
 	pthread_mutex_lock(&x->mu);
-	conq__store_release(&x->active, 1u);
+	conq__store_release(&x->active, 1u); /* pairs with sp_worker's load */
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
 }
@@ -385,7 +388,7 @@ static void sp_end(void *xp)
 {
 	sp_exec *x = (sp_exec *)xp;
 	pthread_mutex_lock(&x->mu);
-	conq__store_release(&x->active, 0u);
+	conq__store_release(&x->active, 0u); /* pairs with sp_worker's load */
 	pthread_mutex_unlock(&x->mu);
 }
 

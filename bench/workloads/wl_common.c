@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* wl_common.c - trials and rounds shared by the group workloads. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall() */
+#endif
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "wl_common.h"
 
@@ -27,8 +34,8 @@ int cb_wl_trial_alloc(cb_wl_trial *t, const cb_options *o, size_t nsec)
 }
 
 int cb_wl_trial_start(cb_wl_trial *t, const cb_options *o, const cb_env *env,
-		      unsigned n, const cb_role_fn *roles, void *ctx,
-		      char *aff, size_t aff_len)
+		      unsigned n, const cb_role_fn *roles, void *ctx, char *aff,
+		      size_t aff_len)
 {
 	int cpus[CB_MAX_THREADS];
 	bool yield;
@@ -127,8 +134,8 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 			}
 			/* Oversubscribed, the threads share the CPUs by
 			 * design: then their total counts. */
-			double cpu = tr->yield ? share / (double)tr->ncpus
-					       : min_share;
+			double cpu =
+			    tr->yield ? share / (double)tr->ncpus : min_share;
 			int dist = cpu < CB_WL_MIN_CPU_SHARE;
 			char load[48];
 			snprintf(load, sizeof load, "cpu %3.0f%%", 100 * cpu);
@@ -150,8 +157,8 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 				dist = 0;
 			char metric[160];
 			metric[0] = '\0';
-			double s = tr->after(tr, measured, m, metric,
-					     sizeof metric);
+			double s =
+			    tr->after(tr, measured, m, metric, sizeof metric);
 			if (measured) {
 				tr->score[m] = s;
 				tr->disturbed[m] = (unsigned char)dist;
@@ -159,13 +166,12 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 				tr->overruns += (unsigned)over;
 			}
 			char line[320];
-			snprintf(line, sizeof line,
-				 "%s %zu/%d %s.%s %s %s  %s%s",
-				 measured ? "measure" : "warmup",
-				 measured ? m + 1 : k + 1,
-				 measured ? o->i : o->wi, wl->name, wl->group,
-				 tr->label, metric, load,
-				 dist ? "  [disturbed]" : "");
+			snprintf(
+			    line, sizeof line, "%s %zu/%d %s.%s %s %s  %s%s",
+			    measured ? "measure" : "warmup",
+			    measured ? m + 1 : k + 1, measured ? o->i : o->wi,
+			    wl->name, wl->group, tr->label, metric, load,
+			    dist ? "  [disturbed]" : "");
 			cb_progress(o, line);
 		}
 	}
@@ -222,9 +228,10 @@ int cb_wl_drop_batched(const cb_workload *wl, const cb_adapter **ads, int n)
 			ads[k++] = ads[j];
 			continue;
 		}
-		printf("# %s.%s: %s left out: it publishes in batches (an element "
-		       "alone may never become visible)\n",
-		       wl->name, wl->group, ads[j]->name);
+		printf(
+		    "# %s.%s: %s left out: it publishes in batches (an element "
+		    "alone may never become visible)\n",
+		    wl->name, wl->group, ads[j]->name);
 	}
 	return k;
 }
@@ -275,11 +282,12 @@ void cb_wl_header(const cb_workload *wl, const cb_options *o,
 	       cb_mode_name(o->mode), wl->unit);
 	printf("# Threads: %s; affinity: %s\n", threads, aff);
 	if (yield)
-		printf("# WARNING: %u threads on %u CPU%s: OVERSUBSCRIBED. Every "
-		       "spin calls sched_yield() after %u consecutive failures; "
-		       "the scores measure the scheduler as much as the "
-		       "code.\n",
-		       nthreads, ncpus, ncpus == 1 ? "" : "s", CB_YIELD_EVERY);
+		printf(
+		    "# WARNING: %u threads on %u CPU%s: OVERSUBSCRIBED. Every "
+		    "spin calls sched_yield() after %u consecutive failures; "
+		    "the scores measure the scheduler as much as the "
+		    "code.\n",
+		    nthreads, ncpus, ncpus == 1 ? "" : "s", CB_YIELD_EVERY);
 	printf("# Warmup: %d iteration%s, %s each; Measurement: %d "
 	       "iteration%s, %s each; trials interleaved iteration by "
 	       "iteration\n",
@@ -351,8 +359,9 @@ int cb_wl_order_layout(const cb_workload *wl, const cb_options *o,
 	*padded = layout != NULL && strcmp(layout, "padded") == 0;
 	if (oi == norders || layout == NULL ||
 	    (!*padded && strcmp(layout, "unpadded") != 0)) {
-		fprintf(stderr, "conq-bench: %s: order is relaxed | release | "
-				"seq_cst, layout padded | unpadded\n",
+		fprintf(stderr,
+			"conq-bench: %s: order is relaxed | release | "
+			"seq_cst, layout padded | unpadded\n",
 			wl->name);
 		return 2;
 	}
@@ -367,21 +376,22 @@ uint64_t cb_wl_capacity(const cb_options *o)
 	return cap;
 }
 
-int cb_wl_select_queues(const cb_workload *wl, const cb_options *o,
-			unsigned nc, const cb_adapter **ads, int max)
+int cb_wl_select_queues(const cb_workload *wl, const cb_options *o, unsigned nc,
+			const cb_adapter **ads, int max)
 {
 	const cb_adapter *skipped[CB_MAX_LIST * 4];
 	size_t nskipped;
 	if (max > CB_MAX_LIST * 4)
 		max = CB_MAX_LIST * 4;
-	int na = cb_select_adapters(o, 1, nc, ads, (size_t)max, skipped,
-				    &nskipped);
+	int na =
+	    cb_select_adapters(o, 1, nc, ads, (size_t)max, skipped, &nskipped);
 	if (na < 0)
 		return -1;
 	na = cb_wl_drop_batched(wl, ads, na);
 	if (na == 0) {
-		fprintf(stderr, "conq-bench: %s: no selected queue allows 1 "
-				"producer and %u consumer%s\n",
+		fprintf(stderr,
+			"conq-bench: %s: no selected queue allows 1 "
+			"producer and %u consumer%s\n",
 			wl->name, nc, nc == 1 ? "" : "s");
 		return -1;
 	}
@@ -458,4 +468,43 @@ int cb_wl_thread_counts(const cb_workload *wl, const cb_options *o,
 		return -1;
 	}
 	return (int)n;
+}
+
+int cb_wl_tracepoint_id(const char *event, uint64_t *id)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
+	for (size_t k = 0; k < sizeof roots / sizeof roots[0]; k++) {
+		char path[200];
+		snprintf(path, sizeof path, "%s/events/%s/id", roots[k], event);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		unsigned long long v;
+		const int ok = fscanf(f, "%llu", &v) == 1;
+		fclose(f);
+		if (ok) {
+			*id = (uint64_t)v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+long cb_wl_tracepoint_open(uint64_t id, int tid, int inherit)
+{
+	struct perf_event_attr at;
+	memset(&at, 0, sizeof at);
+	at.size = sizeof at;
+	at.type = PERF_TYPE_TRACEPOINT;
+	at.config = id;
+	at.inherit = inherit ? 1u : 0u;
+	return syscall(SYS_perf_event_open, &at, (pid_t)tid, -1, -1,
+		       inherit ? PERF_FLAG_FD_CLOEXEC : 0UL);
+}
+
+uint64_t cb_wl_tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * CB_NS_PER_S +
+	       (uint64_t)tv->tv_usec * CB_NS_PER_US;
 }

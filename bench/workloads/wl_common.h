@@ -21,8 +21,8 @@
  * (oversubscribed: when all together ran less than this share of the CPUs
  * they had). */
 #define CB_WL_MIN_CPU_SHARE 0.95
-#define CB_WL_MAX_SEC 10
-#define CB_WL_SLEEPER_OPS 100
+#define CB_WL_MAX_SEC	    10
+#define CB_WL_SLEEPER_OPS   100
 
 typedef struct cb_wl_trial cb_wl_trial;
 
@@ -33,8 +33,8 @@ typedef double (*cb_wl_after_fn)(cb_wl_trial *t, int measured, size_t m,
 				 char *line, size_t n);
 
 struct cb_wl_trial {
-	const char *label;       /* for the progress line: "conq:spsc_array" */
-	const cb_adapter *a;     /* NULL: not a queue */
+	const char *label;   /* for the progress line: "conq:spsc_array" */
+	const cb_adapter *a; /* NULL: not a queue */
 	cb_group g;
 	bool running, yield, pinned;
 	/* The workers sleep by design (QueueHandoff's blocking ends): the CPU
@@ -48,15 +48,15 @@ struct cb_wl_trial {
 	 * preempted). */
 	bool no_disturbance;
 	unsigned nthreads, ncpus;
-	double *score;           /* per measured iteration */
+	double *score; /* per measured iteration */
 	double *sec[CB_WL_MAX_SEC];
 	const char *sec_label[CB_WL_MAX_SEC], *sec_unit[CB_WL_MAX_SEC];
 	size_t nsec;
 	unsigned char *disturbed;
 	unsigned ndisturbed, overruns, violations;
 	cb_wl_after_fn after;
-	cb_hist *hist;           /* merged samples of the measured iterations */
-	void *user;              /* the workload's own state */
+	cb_hist *hist; /* merged samples of the measured iterations */
+	void *user;    /* the workload's own state */
 };
 
 /* Allocate t's series (score, nsec secondaries, disturbed) for o->i
@@ -67,8 +67,8 @@ int cb_wl_trial_alloc(cb_wl_trial *t, const cb_options *o, size_t nsec);
  * all given `ctx` as w->q; describe the placement in aff. 0 or -1
  * (printed). */
 int cb_wl_trial_start(cb_wl_trial *t, const cb_options *o, const cb_env *env,
-		      unsigned n, const cb_role_fn *roles, void *ctx,
-		      char *aff, size_t aff_len);
+		      unsigned n, const cb_role_fn *roles, void *ctx, char *aff,
+		      size_t aff_len);
 
 /* Stop the workers and free the series not handed to a result. */
 void cb_wl_trial_stop(cb_wl_trial *t);
@@ -82,13 +82,13 @@ void cb_wl_rounds(const cb_workload *wl, const cb_options *o, cb_wl_trial *t,
 
 /* A violation of trial t: printed (the first 10), counted. */
 void cb_wl_violation(cb_wl_trial *t, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* A violation of `who` (its label), counted in *count: the first 10
  * printed, the 11th says the rest are only counted. */
 void cb_wl_vviolation(unsigned *count, const char *who, const char *what,
 		      const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
+    __attribute__((format(printf, 4, 0)));
 
 /* w's time per measured op in ns (its whole window when it made none). */
 static inline double cb_wl_ns_per_op(const cb_worker *w)
@@ -126,8 +126,8 @@ uint64_t cb_wl_capacity(const cb_options *o);
 /* The selected queues (at most max) whose contract allows 1 producer and
  * nc consumers, the batched ones dropped (cb_wl_drop_batched); how many,
  * or -1 (none: printed; the caller returns 2). */
-int cb_wl_select_queues(const cb_workload *wl, const cb_options *o,
-			unsigned nc, const cb_adapter **ads, int max);
+int cb_wl_select_queues(const cb_workload *wl, const cb_options *o, unsigned nc,
+			const cb_adapter **ads, int max);
 
 /* Poll what is left in q (flushed first; at most usable + 1): how many. */
 uint64_t cb_wl_leftover(const cb_adapter *a, void *q, size_t usable);
@@ -173,6 +173,20 @@ void cb_wl_thread_rates(const cb_wl_trial *t, uint64_t per, double *ns,
  * printed. */
 int cb_wl_thread_counts(const cb_workload *wl, const cb_options *o,
 			const cb_env *env, unsigned *out, size_t max);
+
+/* The kernel's counts of events (Handoff, Pool): a tracepoint's id from
+ * tracefs ("syscalls/sys_enter_futex"; /sys/kernel/tracing, then
+ * debugfs), 0 or -1 when it is not there (tracefs not mounted). */
+int cb_wl_tracepoint_id(const char *event, uint64_t *id);
+
+/* perf_event_open of tracepoint id, counting from now on thread tid (0:
+ * this one), any CPU; inherit: and the threads it starts later. The fd, or
+ * -1 with errno. */
+long cb_wl_tracepoint_open(uint64_t id, int tid, int inherit);
+
+/* A struct timeval (getrusage's times) in ns. */
+struct timeval;
+uint64_t cb_wl_tv_ns(const struct timeval *tv);
 
 /* Sum of 1..n mod 2^64. */
 static inline uint64_t cb_wl_tri(uint64_t n)

@@ -9,8 +9,8 @@
  *       skipped, not caught up in a burst) stamps cb_now_ns() into an
  *       element and put()s it;
  *   "take" (thread 1): take_until(now + 2 intervals + 1 ms) in a loop (the
- *       deadline only lets it see the stop flag), and records now - stamp for each
- *       element into a histogram: the latency from the offer to the woken
+ *       deadline only lets it see the stop flag), and records now - stamp for
+ * each element into a histogram: the latency from the offer to the woken
  *       consumer's return, the wake-up included.
  *
  * Reported per iteration: Score = the median latency (ns); secondaries: the
@@ -40,19 +40,17 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "wl_common.h"
 
-#define HO_BENCH "QueueHandoff.handoff"
+#define HO_BENCH      "QueueHandoff.handoff"
 #define HO_MAX_QUEUES 64
 /* take_until's deadline, 2 intervals + 1 ms: only for seeing the stop
  * flag, never reached while messages come */
@@ -63,12 +61,12 @@ enum { HO_EV_FUTEX, HO_EV_SYSCALLS, HO_NEV };
 
 /* One thread's measured window: what it used. */
 typedef struct ho_side {
-	uint64_t cpu_ns;   /* RUSAGE_THREAD user + system */
-	uint64_t nvcsw;    /* voluntary context switches */
+	uint64_t cpu_ns;     /* RUSAGE_THREAD user + system */
+	uint64_t nvcsw;	     /* voluntary context switches */
 	uint64_t ev[HO_NEV]; /* tracepoint counts (ho_ctx.ev_ok) */
-	uint64_t msgs;     /* sent / taken in the window */
-	uint64_t total;    /* sent / taken in the whole iteration */
-	uint64_t errors;   /* take: stamps out of order; send: failed puts */
+	uint64_t msgs;	     /* sent / taken in the window */
+	uint64_t total;	     /* sent / taken in the whole iteration */
+	uint64_t errors;     /* take: stamps out of order; send: failed puts */
 } ho_side;
 
 typedef struct ho_ctx {
@@ -77,7 +75,7 @@ typedef struct ho_ctx {
 	const cb_adapter *a;
 	uint64_t interval_ns;
 	uint64_t ev_config[HO_NEV]; /* tracepoint ids */
-	bool ev_ok;                 /* the counters can be opened */
+	bool ev_ok;		    /* the counters can be opened */
 	/* Each written by its own thread after its loops, read by the
 	 * control thread after the iteration (cb_group_iterate's join is
 	 * the edge). */
@@ -91,60 +89,29 @@ typedef struct ho_trial {
 	ho_ctx *ctx;
 	size_t usable;
 	uint64_t sent, taken; /* over all iterations, warm-up included */
-	cb_hist *iter;        /* the taker's latencies of one iteration */
+	cb_hist *iter;	      /* the taker's latencies of one iteration */
 } ho_trial;
 
 /* ---- the kernel's counts of system calls (tracepoints) ---- */
-
-static long ho_perf_open(uint64_t config)
-{
-	struct perf_event_attr at;
-	memset(&at, 0, sizeof at);
-	at.size = sizeof at;
-	at.type = PERF_TYPE_TRACEPOINT;
-	at.config = config;
-	at.sample_period = 0;
-	/* this thread, any CPU, counting from now */
-	return syscall(SYS_perf_event_open, &at, 0, -1, -1, 0);
-}
-
-static int ho_tracepoint_id(const char *event, uint64_t *id)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing",
-					    "/sys/kernel/debug/tracing"};
-	for (size_t k = 0; k < sizeof roots / sizeof roots[0]; k++) {
-		char path[200];
-		snprintf(path, sizeof path, "%s/events/%s/id", roots[k], event);
-		FILE *f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		unsigned long long v;
-		int ok = fscanf(f, "%llu", &v) == 1;
-		fclose(f);
-		if (ok) {
-			*id = (uint64_t)v;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 /* Can this process count the tracepoints? Fills c->ev_config; on failure
  * why (for the header). */
 static bool ho_counters_probe(ho_ctx *c, char *why, size_t n)
 {
-	if (ho_tracepoint_id("syscalls/sys_enter_futex",
-			     &c->ev_config[HO_EV_FUTEX]) != 0 ||
-	    ho_tracepoint_id("raw_syscalls/sys_enter",
-			     &c->ev_config[HO_EV_SYSCALLS]) != 0) {
-		snprintf(why, n, "no tracefs (mount -t tracefs nodev "
-				 "/sys/kernel/tracing, as root)");
+	if (cb_wl_tracepoint_id("syscalls/sys_enter_futex",
+				&c->ev_config[HO_EV_FUTEX]) != 0 ||
+	    cb_wl_tracepoint_id("raw_syscalls/sys_enter",
+				&c->ev_config[HO_EV_SYSCALLS]) != 0) {
+		snprintf(why, n,
+			 "no tracefs (mount -t tracefs nodev "
+			 "/sys/kernel/tracing, as root)");
 		return false;
 	}
-	long fd = ho_perf_open(c->ev_config[HO_EV_FUTEX]);
+	long fd = cb_wl_tracepoint_open(c->ev_config[HO_EV_FUTEX], 0, 0);
 	if (fd < 0) {
-		snprintf(why, n, "perf_event_open: %s (root, or "
-				 "kernel.perf_event_paranoid = -1)",
+		snprintf(why, n,
+			 "perf_event_open: %s (root, or "
+			 "kernel.perf_event_paranoid = -1)",
 			 strerror(errno));
 		return false;
 	}
@@ -161,7 +128,9 @@ typedef struct ho_meter {
 static void ho_meter_open(const ho_ctx *c, ho_meter *m)
 {
 	for (int k = 0; k < HO_NEV; k++)
-		m->fd[k] = c->ev_ok ? ho_perf_open(c->ev_config[k]) : -1;
+		m->fd[k] = c->ev_ok
+			       ? cb_wl_tracepoint_open(c->ev_config[k], 0, 0)
+			       : -1;
 }
 
 static void ho_meter_close(ho_meter *m)
@@ -177,23 +146,19 @@ static void ho_meter_read(ho_meter *m)
 {
 	for (int k = 0; k < HO_NEV; k++) {
 		uint64_t v = 0;
-		if (m->fd[k] >= 0 && read((int)m->fd[k], &v, sizeof v) != sizeof v)
+		if (m->fd[k] >= 0 &&
+		    read((int)m->fd[k], &v, sizeof v) != sizeof v)
 			v = 0;
 		m->ev[k] = v;
 	}
 	getrusage(RUSAGE_THREAD, &m->ru);
 }
 
-static uint64_t ho_tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * CB_NS_PER_S +
-	       (uint64_t)tv->tv_usec * CB_NS_PER_US;
-}
-
 static void ho_meter_store(ho_side *s, const ho_meter *a, const ho_meter *b)
 {
-	s->cpu_ns = ho_tv_ns(&b->ru.ru_utime) + ho_tv_ns(&b->ru.ru_stime) -
-		    ho_tv_ns(&a->ru.ru_utime) - ho_tv_ns(&a->ru.ru_stime);
+	s->cpu_ns = cb_wl_tv_ns(&b->ru.ru_utime) +
+		    cb_wl_tv_ns(&b->ru.ru_stime) -
+		    cb_wl_tv_ns(&a->ru.ru_utime) - cb_wl_tv_ns(&a->ru.ru_stime);
 	s->nvcsw = (uint64_t)(b->ru.ru_nvcsw - a->ru.ru_nvcsw);
 	for (int k = 0; k < HO_NEV; k++)
 		s->ev[k] = b->ev[k] - a->ev[k];
@@ -216,8 +181,8 @@ static void ho_tick(struct timespec *next, uint64_t interval)
 }
 
 /* One message: wait for the tick, stamp, put. */
-static inline void ho_send_one(ho_ctx *c, struct timespec *next,
-			       uint64_t *sent, uint64_t *errors)
+static inline void ho_send_one(ho_ctx *c, struct timespec *next, uint64_t *sent,
+			       uint64_t *errors)
 {
 	ho_tick(next, c->interval_ns);
 	void *e = (void *)cb_elem_bits(0, cb_now_ns());
@@ -267,7 +232,7 @@ static inline void ho_take_one(ho_ctx *c, cb_hist *h, uint64_t *taken,
 			       uint64_t *errors)
 {
 	const int64_t dl =
-		(int64_t)(cb_now_ns() + HO_TAKE_WAIT_NS(c->interval_ns));
+	    (int64_t)(cb_now_ns() + HO_TAKE_WAIT_NS(c->interval_ns));
 	void *e = c->a->take_until(c->q, dl);
 	if (e == NULL)
 		return;
@@ -325,8 +290,7 @@ static double ho_after(cb_wl_trial *t, int measured, size_t m, char *line,
 	ho_ctx *c = h->ctx;
 	const ho_side *s = &c->side[HO_SEND], *k = &c->side[HO_TAKE];
 	if (s->errors != 0)
-		cb_wl_violation(t, "put", "%" PRIu64 " puts failed",
-				s->errors);
+		cb_wl_violation(t, "put", "%" PRIu64 " puts failed", s->errors);
 	if (k->errors != 0)
 		cb_wl_violation(t, "FIFO",
 				"%" PRIu64 " stamps came out of order or twice",
@@ -341,8 +305,8 @@ static double ho_after(cb_wl_trial *t, int measured, size_t m, char *line,
 	h->sent = h->taken; /* report each loss once */
 	const uint64_t p50 = cb_hist_percentile(h->iter, 50);
 	const uint64_t p99 = cb_hist_percentile(h->iter, 99);
-	const double cpu = ho_per(s->cpu_ns, s->msgs) +
-			   ho_per(k->cpu_ns, k->msgs);
+	const double cpu =
+	    ho_per(s->cpu_ns, s->msgs) + ho_per(k->cpu_ns, k->msgs);
 	const double parks = ho_per(k->nvcsw, k->msgs);
 	const double futex = ho_per(s->ev[HO_EV_FUTEX], s->msgs) +
 			     ho_per(k->ev[HO_EV_FUTEX], k->msgs);
@@ -361,12 +325,14 @@ static double ho_after(cb_wl_trial *t, int measured, size_t m, char *line,
 	}
 	if (c->ev_ok)
 		snprintf(line, n,
-			 "p50 %6" PRIu64 " p99 %7" PRIu64 " ns  cpu %6.0f ns/msg"
+			 "p50 %6" PRIu64 " p99 %7" PRIu64
+			 " ns  cpu %6.0f ns/msg"
 			 "  sleeps %.2f futex %.2f sys %.2f /msg",
 			 p50, p99, cpu, parks, futex, sys);
 	else
 		snprintf(line, n,
-			 "p50 %6" PRIu64 " p99 %7" PRIu64 " ns  cpu %6.0f ns/msg"
+			 "p50 %6" PRIu64 " p99 %7" PRIu64
+			 " ns  cpu %6.0f ns/msg"
 			 "  sleeps %.2f /msg",
 			 p50, p99, cpu, parks);
 	cb_hist_reset(h->iter);
@@ -374,9 +340,9 @@ static double ho_after(cb_wl_trial *t, int measured, size_t m, char *line,
 }
 
 static const cb_param_def ho_params[] = {
-	{"intervalUs", "100", "microseconds between messages"},
-	{"qCapacity", "131072",
-	 "requested capacity of the bounded queues (never full here)"},
+    {"intervalUs", "100", "microseconds between messages"},
+    {"qCapacity", "131072",
+     "requested capacity of the bounded queues (never full here)"},
 };
 
 /* The queues to run: with blocking ends, allowing 1,1; without qType every
@@ -413,22 +379,24 @@ static int ho_select(const cb_workload *wl, const cb_options *o,
 			       wl->name, sel[k]->name);
 	}
 	if (n == 0 && !quiet)
-		fprintf(stderr, "conq-bench: %s: no selected queue has "
-				"blocking ends (put/take_until)\n",
+		fprintf(stderr,
+			"conq-bench: %s: no selected queue has "
+			"blocking ends (put/take_until)\n",
 			wl->name);
 	return n == 0 ? -1 : n;
 }
 
-static int ho_run(const cb_workload *wl, const cb_options *o,
-		  const cb_env *env, cb_results *rs)
+static int ho_run(const cb_workload *wl, const cb_options *o, const cb_env *env,
+		  cb_results *rs)
 {
 	uint64_t us;
 	if (cb_param_u64(o, "intervalUs", &us) != 0)
 		return 2;
 	const uint64_t cap = cb_wl_capacity(o);
 	if (us == 0 || us > 1000000 || cap == 0) {
-		fprintf(stderr, "conq-bench: %s: intervalUs in [1, 1000000], "
-				"qCapacity >= 1\n",
+		fprintf(stderr,
+			"conq-bench: %s: intervalUs in [1, 1000000], "
+			"qCapacity >= 1\n",
 			wl->name);
 		return 2;
 	}
@@ -514,8 +482,8 @@ static int ho_run(const cb_workload *wl, const cb_options *o,
 	fflush(stdout);
 	cb_wl_rounds(wl, o, t, (size_t)na);
 	for (int j = 0; j < na; j++) {
-		cb_result *r = cb_wl_result(rs, &t[j], o, HO_BENCH, "handoff",
-					    "ns");
+		cb_result *r =
+		    cb_wl_result(rs, &t[j], o, HO_BENCH, "handoff", "ns");
 		if (r == NULL) {
 			rc = 1;
 			goto out;
@@ -546,18 +514,18 @@ static size_t ho_steps(const cb_workload *wl, const cb_options *o)
 }
 
 const cb_workload cb_wl_handoff = {
-	.name = "QueueHandoff",
-	.group = "handoff",
-	.mode = "sample",
-	.unit = "ns",
-	.roles = "send,take",
-	.headline = "handoff",
-	.desc = "blocking hand-off at one message per intervalUs: latency "
-		"from put to the woken take (histogram), CPU, sleeps, futex "
-		"and system calls per message",
-	.run = ho_run,
-	.modes = CB_MODE_SAMPLE,
-	.params = ho_params,
-	.nparams = sizeof ho_params / sizeof ho_params[0],
-	.steps = ho_steps,
+    .name = "QueueHandoff",
+    .group = "handoff",
+    .mode = "sample",
+    .unit = "ns",
+    .roles = "send,take",
+    .headline = "handoff",
+    .desc = "blocking hand-off at one message per intervalUs: latency "
+	    "from put to the woken take (histogram), CPU, sleeps, futex "
+	    "and system calls per message",
+    .run = ho_run,
+    .modes = CB_MODE_SAMPLE,
+    .params = ho_params,
+    .nparams = sizeof ho_params / sizeof ho_params[0],
+    .steps = ho_steps,
 };

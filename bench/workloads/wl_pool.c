@@ -86,7 +86,6 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -184,49 +183,16 @@ typedef struct pl_events {
 	char why[200];	 /* else why not */
 } pl_events;
 
-static long pl_perf_open(uint64_t id, pid_t tid)
-{
-	struct perf_event_attr at;
-	memset(&at, 0, sizeof at);
-	at.size = sizeof at;
-	at.type = PERF_TYPE_TRACEPOINT;
-	at.config = id;
-	at.inherit = 1; /* and the threads it starts */
-	return syscall(SYS_perf_event_open, &at, tid, -1, -1,
-		       PERF_FLAG_FD_CLOEXEC);
-}
-
-static int pl_tracepoint_id(const char *event, uint64_t *id)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing",
-					    "/sys/kernel/debug/tracing"};
-	for (size_t k = 0; k < sizeof roots / sizeof roots[0]; k++) {
-		char path[200];
-		snprintf(path, sizeof path, "%s/events/%s/id", roots[k], event);
-		FILE *f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		unsigned long long v;
-		const int ok = fscanf(f, "%llu", &v) == 1;
-		fclose(f);
-		if (ok) {
-			*id = (uint64_t)v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static void pl_events_probe(pl_events *e)
 {
 	memset(e, 0, sizeof *e);
-	if (pl_tracepoint_id("syscalls/sys_enter_futex", &e->id) != 0) {
+	if (cb_wl_tracepoint_id("syscalls/sys_enter_futex", &e->id) != 0) {
 		snprintf(e->why, sizeof e->why,
 			 "n/a: no tracefs (mount -t tracefs nodev "
 			 "/sys/kernel/tracing, as root)");
 		return;
 	}
-	long fd = pl_perf_open(e->id, 0);
+	long fd = cb_wl_tracepoint_open(e->id, 0, 1);
 	if (fd < 0) {
 		snprintf(e->why, sizeof e->why,
 			 "n/a: perf_event_open: %s (root, or "
@@ -267,7 +233,7 @@ static void pl_fds_open(const pl_events *e, pl_fds *f)
 		for (unsigned k = 0; k < PL_NEV && f->n < PL_MAX_FDS; k++) {
 			if (!e->ok[k])
 				continue;
-			long fd = pl_perf_open(e->id, (pid_t)tid);
+			long fd = cb_wl_tracepoint_open(e->id, (int)tid, 1);
 			if (fd < 0)
 				continue; /* it has exited */
 			if (k == PL_EV_WAKE &&
@@ -340,12 +306,6 @@ typedef struct pl_ctx {
 	pl_sub sub[PL_MAX_SUB];
 } pl_ctx;
 
-static uint64_t pl_tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * CB_NS_PER_S +
-	       (uint64_t)tv->tv_usec * CB_NS_PER_US;
-}
-
 static void pl_snap_read(pl_ctx *c, const pl_fds *f, pl_snap *s)
 {
 	memset(s->ev, 0, sizeof s->ev);
@@ -356,7 +316,7 @@ static void pl_snap_read(pl_ctx *c, const pl_fds *f, pl_snap *s)
 	}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	s->cpu_ns = pl_tv_ns(&ru.ru_utime) + pl_tv_ns(&ru.ru_stime);
+	s->cpu_ns = cb_wl_tv_ns(&ru.ru_utime) + cb_wl_tv_ns(&ru.ru_stime);
 	s->csw = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 	s->wakes = c->ex->wakes != NULL ? c->ex->wakes(c->x) : 0;
 }

@@ -41,10 +41,12 @@
  * futex word of its own that the waker sets before it wakes it, so a wake
  * is never lost to a worker between counting out and sleeping.
  *
- * Costs. A submit while workers are busy or searching: the inject queue's
- * offer, an atomic add on a counter of the submitters' own (for
- * wait_idle/destroy), and one relaxed load; no futex call. A submit to an
- * idle pool: one futex wake. A worker that runs out of work parks at once
+ * Costs. A submit while workers are busy: the inject queue's offer, two
+ * atomic adds on a line of the outside submitters' own (the counts that
+ * wait_idle and destroy compare), and one relaxed load; no futex call.
+ * While one worker searches and another is parked, one more atomic RMW of
+ * the state word ([PK6]: the searcher may take another task). A submit to
+ * an idle pool: one futex wake. A worker that runs out of work parks at once
  * (spin_ns = 0, the default: no CPU burnt while idle) or after spinning
  * spin_ns as a searcher.
  *
@@ -54,11 +56,12 @@
  *   function                       caller   progress
  *   conq_pool_create               A        allocates, starts threads
  *   conq_pool_submit, _submit_batch  A, W   lock-free: offers into a
- *                                           bounded queue; a wake is one
- *                                           futex call under a short lock
+ *                                           bounded queue; a wake takes a
+ *                                           short lock, then one futex
+ *                                           call
  *   conq_pool_wait_idle            A, not W blocking
- *   conq_pool_destroy              A, not W blocking, once, with no
- *                                           other call on the pool after it
+ *   conq_pool_destroy              A, not W blocking, once; waits for
+ *                                           outside calls in progress
  *   conq_pool_threads, _stats      A        wait-free
  *
  * Ordering: everything a thread did before submitting a task happens-before
@@ -138,8 +141,9 @@ typedef struct conq_pool_opts {
 #define CONQ_POOL_MAX_THREADS	   1024u
 #define CONQ_POOL_DEFAULT_CAPACITY ((size_t)1 << 16)
 
-/* Start a pool. NULL (errno EINVAL for bad options, ENOMEM, or EAGAIN when
- * a thread cannot be started) on failure; nothing is left running. */
+/* Start a pool. NULL on failure, nothing left running, errno: EINVAL (bad
+ * options), ENOMEM, EAGAIN (a thread could not be started), or another
+ * error pthread_create returned (EPERM). */
 conq_pool *conq_pool_create(const conq_pool_opts *opts);
 
 /* Queue fn(arg) to run once on a worker. 0, or EINVAL (p or fn NULL, or
@@ -160,13 +164,12 @@ int conq_pool_submit_batch(conq_pool *p, const conq_task *ts, size_t n);
 int conq_pool_wait_idle(conq_pool *p);
 
 /* Refuse further submits from outside the pool (EINVAL), run everything
- * submitted (tasks may still submit more), stop and join the workers,
- * free p. 0, or EINVAL (p NULL), EDEADLK (from one of p's tasks: nothing
- * is done). Strands on p are destroyed first. A submit from another thread
- * that races destroy is refused or runs its task, never lost; but p is
- * freed when destroy returns, so the caller must see such submits return
- * (join their threads) before that: no call on p may run or start after
- * destroy returns. */
+ * submitted (tasks may still submit more), wait until every outside call
+ * in progress has returned, stop and join the workers, free p. 0, or EINVAL
+ * (p NULL), EDEADLK (from one of p's tasks: nothing is done). A submit from
+ * another thread that races destroy is refused or runs its task, never
+ * lost. Destroy p's strands first; a call on p that starts after destroy
+ * returned uses freed memory, as with any freed object. */
 int conq_pool_destroy(conq_pool *p);
 
 /* The number of worker threads. */
@@ -183,6 +186,7 @@ typedef struct conq_pool_stats {
 	uint64_t steals;    /* tasks taken from another worker's queue */
 } conq_pool_stats;
 
+/* Fill *out (p NULL: zeroes; out NULL: nothing). */
 void conq_pool_stats_get(const conq_pool *p, conq_pool_stats *out);
 
 /*
@@ -203,13 +207,16 @@ void conq_pool_stats_get(const conq_pool *p, conq_pool_stats *out);
  *
  *   function                 caller    progress
  *   conq_strand_create       A         allocates
- *   conq_strand_submit       A, W      lock-free (+ a pool submit)
- *   conq_strand_wait_idle    A, not a task of this strand   blocking
- *   conq_strand_destroy      A, not a task of this strand   blocking
+ *   conq_strand_submit       A, W      lock-free (a strand that was idle
+ *                                      is pushed on the pool's unbounded
+ *                                      ready queue: it cannot fail)
+ *   conq_strand_wait_idle    A, not W  blocking
+ *   conq_strand_destroy      A, not W  blocking; once no other call on
+ *                                      the strand runs or starts
  *
- * Errors as the pool's: EINVAL, EAGAIN (the strand's queue is full, or its
- * runner could not be scheduled on a full pool: nothing was queued),
- * ENOMEM, EDEADLK.
+ * Errors: EINVAL, EAGAIN (the strand's queue is full: nothing was queued),
+ * ENOMEM (create), EDEADLK (wait_idle or destroy from any task of the
+ * pool: the strand's runner needs a worker, and each might be waiting).
  */
 
 /* A strand on p whose queue holds `capacity` tasks (rounded up to a power
@@ -220,12 +227,13 @@ conq_strand *conq_strand_create(conq_pool *p, size_t capacity);
 /* Queue fn(arg) on the strand. 0, or EINVAL, EAGAIN (see above). */
 int conq_strand_submit(conq_strand *s, conq_task_fn fn, void *arg);
 
-/* Wait until the strand has run everything submitted to it before the
- * call. 0, or EINVAL, EDEADLK (from one of this strand's tasks). */
+/* Wait until the strand has nothing pending: everything submitted before
+ * the call has run (with submitters that never stop it may never return).
+ * 0, or EINVAL, EDEADLK (from a task of the strand's pool). */
 int conq_strand_wait_idle(conq_strand *s);
 
 /* Wait for the strand's pending tasks, then free it. 0, or EINVAL,
- * EDEADLK. */
+ * EDEADLK (from a task of the strand's pool: nothing is done). */
 int conq_strand_destroy(conq_strand *s);
 
 #ifdef __cplusplus
