@@ -35,7 +35,7 @@ typedef struct mutex_ring {
 	/* mutex:condvar only: threads sleeping on each, under mu */
 	pthread_cond_t not_empty, not_full;
 	unsigned wait_empty, wait_full;
-	bool cv; /* the condvars were initialised */
+	bool cv;			 /* the condvars were initialised */
 	CB_ALIGNAS(CB_PAD) uint64_t cap; /* read-only: a power of two */
 	uint64_t mask;
 	void **slots;
@@ -188,16 +188,23 @@ static inline bool condvar_offer(mutex_ring *r, void *e)
 	return ok;
 }
 
-static inline void *condvar_poll(mutex_ring *r)
+/* Take the oldest element, sleeping on not_empty until one comes or the
+ * absolute CLOCK_MONOTONIC deadline *dl passes (dl NULL: MUTEX_CV_WAIT_NS
+ * from when it must sleep, read only then): the timed poll and
+ * take_until share it. */
+static inline void *condvar_poll_until(mutex_ring *r, const struct timespec *dl)
 {
 	void *e = NULL;
 	pthread_mutex_lock(&r->mu);
 	if (r->tail == r->head) {
-		struct timespec dl;
-		cv_deadline(&dl);
+		struct timespec soon;
+		if (dl == NULL) {
+			cv_deadline(&soon);
+			dl = &soon;
+		}
 		r->wait_empty++;
 		while (r->tail == r->head &&
-		       pthread_cond_timedwait(&r->not_empty, &r->mu, &dl) == 0)
+		       pthread_cond_timedwait(&r->not_empty, &r->mu, dl) == 0)
 			;
 		r->wait_empty--;
 	}
@@ -209,6 +216,11 @@ static inline void *condvar_poll(mutex_ring *r)
 	}
 	pthread_mutex_unlock(&r->mu);
 	return e;
+}
+
+static inline void *condvar_poll(mutex_ring *r)
+{
+	return condvar_poll_until(r, NULL);
 }
 
 static bool condvar_offer_g(void *q, void *e)
@@ -243,28 +255,11 @@ static bool condvar_put(void *q, void *e)
 
 static void *condvar_take_until(void *q, int64_t deadline)
 {
-	mutex_ring *r = (mutex_ring *)q;
-	void *e = NULL;
 	struct timespec dl = {
-		.tv_sec = (time_t)(deadline / 1000000000),
-		.tv_nsec = (long)(deadline % 1000000000),
+	    .tv_sec = (time_t)(deadline / 1000000000),
+	    .tv_nsec = (long)(deadline % 1000000000),
 	};
-	pthread_mutex_lock(&r->mu);
-	if (r->tail == r->head) {
-		r->wait_empty++;
-		while (r->tail == r->head &&
-		       pthread_cond_timedwait(&r->not_empty, &r->mu, &dl) == 0)
-			;
-		r->wait_empty--;
-	}
-	if (r->tail != r->head) {
-		e = r->slots[r->head & r->mask];
-		r->head++;
-		if (r->wait_full > 0)
-			pthread_cond_signal(&r->not_full);
-	}
-	pthread_mutex_unlock(&r->mu);
-	return e;
+	return condvar_poll_until((mutex_ring *)q, &dl);
 }
 
 CB_DEFINE_LOOPS(mutex_ring, mutex_ring, mutex_offer, mutex_poll)
@@ -272,33 +267,33 @@ CB_DEFINE_LOOPS(mutex_condvar, mutex_ring, condvar_offer, condvar_poll)
 
 extern const cb_adapter cb_adapter_mutex_ring;
 const cb_adapter cb_adapter_mutex_ring = {
-	.name = "mutex:ring",
-	.family = "mutex",
-	.desc = "not lock-free: power-of-two ring under one pthread mutex",
-	.contract = CB_MPMC,
-	.kind = CB_KIND_BASELINE,
-	.create = mutex_create,
-	.destroy = mutex_destroy,
-	.offer = mutex_offer_g,
-	.poll = mutex_poll_g,
-	.flush = NULL,
-	.loops = &mutex_ring_loops,
+    .name = "mutex:ring",
+    .family = "mutex",
+    .desc = "not lock-free: power-of-two ring under one pthread mutex",
+    .contract = CB_MPMC,
+    .kind = CB_KIND_BASELINE,
+    .create = mutex_create,
+    .destroy = mutex_destroy,
+    .offer = mutex_offer_g,
+    .poll = mutex_poll_g,
+    .flush = NULL,
+    .loops = &mutex_ring_loops,
 };
 
 extern const cb_adapter cb_adapter_mutex_condvar;
 const cb_adapter cb_adapter_mutex_condvar = {
-	.name = "mutex:condvar",
-	.family = "mutex",
-	.desc = "not lock-free: the same ring with not_empty/not_full "
-		"condvars; a poll on empty (offer on full) sleeps up to 100 us",
-	.contract = CB_MPMC,
-	.kind = CB_KIND_BASELINE,
-	.create = condvar_create,
-	.destroy = mutex_destroy,
-	.offer = condvar_offer_g,
-	.poll = condvar_poll_g,
-	.flush = NULL,
-	.loops = &mutex_condvar_loops,
-	.put = condvar_put,
-	.take_until = condvar_take_until,
+    .name = "mutex:condvar",
+    .family = "mutex",
+    .desc = "not lock-free: the same ring with not_empty/not_full "
+	    "condvars; a poll on empty (offer on full) sleeps up to 100 us",
+    .contract = CB_MPMC,
+    .kind = CB_KIND_BASELINE,
+    .create = condvar_create,
+    .destroy = mutex_destroy,
+    .offer = condvar_offer_g,
+    .poll = condvar_poll_g,
+    .flush = NULL,
+    .loops = &mutex_condvar_loops,
+    .put = condvar_put,
+    .take_until = condvar_take_until,
 };
