@@ -40,6 +40,13 @@
 #define CONQ__POOL_FAIR 61u
 /* A steal takes half the victim's queue, at most this many. */
 #define CONQ__POOL_STEAL_MAX 32u
+/* A worker whose own queue is empty takes up to this many tasks from the
+ * inject queue with one claim, runs the first and keeps the rest in its
+ * own queue (where searchers may steal them): one CAS of the shared
+ * consumer index per batch instead of per task. 1: one at a time. */
+#ifndef CONQ__POOL_INJECT_BATCH
+#define CONQ__POOL_INJECT_BATCH 16u
+#endif
 /* A strand's runner runs at most this many tasks, then re-schedules. */
 #define CONQ__STRAND_BATCH 64u
 /* A parked worker whose heavy fence failed sleeps at most this long before
@@ -267,6 +274,30 @@ static bool conq__pool_ready(conq_pool *p, conq_task *t)
 	return true;
 }
 
+/* From the inject queue into an empty own queue: up to
+ * CONQ__POOL_INJECT_BATCH with one claim; the first in *t. */
+static bool conq__pool_take_inject(conq_pool *p, struct conq__pool_worker *w,
+				   conq_task *t)
+{
+#if CONQ__POOL_INJECT_BATCH > 1
+	conq_task got[CONQ__POOL_INJECT_BATCH];
+	size_t k =
+	    conq_mpmc_value_poll_burst(p->inject, got, CONQ__POOL_INJECT_BATCH);
+	if (k == 0)
+		return false;
+	size_t put = conq_spmc_value_offer_burst(w->local, got + 1, k - 1);
+	/* Our queue was empty and holds at least 64: it all fits. Should it
+	 * not, run the rest here rather than drop one. */
+	for (size_t j = 1 + put; j < k; j++)
+		conq__pool_run(w, &got[j]);
+	*t = got[0];
+	return true;
+#else
+	(void)w;
+	return conq_mpmc_value_relaxed_poll(p->inject, t);
+#endif
+}
+
 /* The worker's own queue first; the shared ones first every 61st time. */
 static bool conq__pool_find(conq_pool *p, struct conq__pool_worker *w,
 			    conq_task *t)
@@ -276,8 +307,7 @@ static bool conq__pool_find(conq_pool *p, struct conq__pool_worker *w,
 	     conq__pool_ready(p, t)))
 		return true;
 	return conq_spmc_value_relaxed_poll(w->local, t) ||
-	       conq_mpmc_value_relaxed_poll(p->inject, t) ||
-	       conq__pool_ready(p, t);
+	       conq__pool_take_inject(p, w, t) || conq__pool_ready(p, t);
 }
 
 /* A searcher's round: the other workers' queues (half of one, at most 32;

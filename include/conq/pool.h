@@ -19,7 +19,9 @@
  * submitted from inside a task goes to that worker's local queue (or, when
  * it is full, to the inject queue). A worker takes, in turn: its local
  * queue (the inject queue first every 61st task, for fairness), the inject
- * queue, and, as a searcher, the other workers' local queues.
+ * queue (up to 16 tasks with one claim, the rest kept in its own queue for
+ * searchers to steal), and, as a searcher, the other workers' local
+ * queues.
  *
  * The wake policy (docs/memory-model.md, "The pool's wake token"). One word
  * counts the searching workers and the unparked ones. A submit reads it and
