@@ -130,57 +130,93 @@ const cb_exec cb_exec_conq_pool_naive = {
     .wakes = cq_wakes,
 };
 
+/* ---- what the mutex pool and the ceiling share ---------------------- */
+
+/* Worker threads that sleep on a mutex + condvar and stop on a flag. */
+typedef struct ex_threads {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop;  /* under mu */
+	unsigned n; /* started */
+	pthread_t *th;
+} ex_threads;
+
+static bool ex_threads_init(ex_threads *t, unsigned workers)
+{
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	t->th = (pthread_t *)calloc(workers, sizeof *t->th);
+	return t->th != NULL;
+}
+
+/* Set stop, wake every sleeper, join the started threads, free. */
+static void ex_threads_stop(ex_threads *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->stop = true;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	for (unsigned k = 0; k < t->n; k++)
+		pthread_join(t->th[k], NULL);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t->th);
+}
+
+/* Start `workers` threads running fn(arg); false (why filled) when one
+ * cannot be started (those started are left for ex_threads_stop). */
+static bool ex_threads_start(ex_threads *t, unsigned workers,
+			     void *(*fn)(void *), void *arg, char *why,
+			     size_t n)
+{
+	for (t->n = 0; t->n < workers; t->n++) {
+		int e = pthread_create(&t->th[t->n], NULL, fn, arg);
+		if (e != 0) {
+			snprintf(why, n, "pthread_create: %s", strerror(e));
+			return false;
+		}
+	}
+	return true;
+}
+
 /* ---- a mutex + condvar pool --------------------------------------------- */
 
 typedef struct mx_exec {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	/* Under mu. */
+	ex_threads t; /* t.mu guards the ring, the counts and t.stop */
 	void **ring;
 	size_t mask;
 	uint64_t head, tail;
 	unsigned waiting; /* workers in pthread_cond_wait */
-	bool stop;
 	uint64_t signals;
 	/* Read-only once the workers run. */
 	cb_exec_fn fn;
-	unsigned n;
-	pthread_t *th;
 } mx_exec;
 
 static void *mx_worker(void *arg)
 {
 	mx_exec *x = (mx_exec *)arg;
-	pthread_mutex_lock(&x->mu);
+	pthread_mutex_lock(&x->t.mu);
 	for (;;) {
-		while (x->head == x->tail && !x->stop) {
+		while (x->head == x->tail && !x->t.stop) {
 			x->waiting++;
-			pthread_cond_wait(&x->cv, &x->mu);
+			pthread_cond_wait(&x->t.cv, &x->t.mu);
 			x->waiting--;
 		}
 		if (x->head == x->tail)
 			break; /* stop, and nothing left */
 		void *a = x->ring[x->head++ & x->mask];
-		pthread_mutex_unlock(&x->mu);
+		pthread_mutex_unlock(&x->t.mu);
 		x->fn(a);
-		pthread_mutex_lock(&x->mu);
+		pthread_mutex_lock(&x->t.mu);
 	}
-	pthread_mutex_unlock(&x->mu);
+	pthread_mutex_unlock(&x->t.mu);
 	return NULL;
 }
 
-static void mx_stop(mx_exec *x, unsigned started)
+static void mx_stop(mx_exec *x)
 {
-	pthread_mutex_lock(&x->mu);
-	x->stop = true;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-	for (unsigned k = 0; k < started; k++)
-		pthread_join(x->th[k], NULL);
-	pthread_cond_destroy(&x->cv);
-	pthread_mutex_destroy(&x->mu);
+	ex_threads_stop(&x->t);
 	free(x->ring);
-	free(x->th);
 	cb_free_aligned(x);
 }
 
@@ -192,57 +228,51 @@ static void *mx_create(const cb_exec_cfg *cfg, char *why, size_t n)
 		return NULL;
 	}
 	const size_t cap = cb_pow2_ceil(cfg->capacity ? cfg->capacity : 1);
-	pthread_mutex_init(&x->mu, NULL);
-	pthread_cond_init(&x->cv, NULL);
+	const bool th = ex_threads_init(&x->t, cfg->workers);
 	x->fn = cfg->fn;
 	x->mask = cap - 1;
 	x->ring = (void **)calloc(cap ? cap : 1, sizeof *x->ring);
-	x->th = (pthread_t *)calloc(cfg->workers, sizeof *x->th);
-	if (cap == 0 || x->ring == NULL || x->th == NULL) {
+	if (cap == 0 || x->ring == NULL || !th) {
 		snprintf(why, n, "out of memory");
-		mx_stop(x, 0);
+		mx_stop(x);
 		return NULL;
 	}
-	for (x->n = 0; x->n < cfg->workers; x->n++) {
-		int e = pthread_create(&x->th[x->n], NULL, mx_worker, x);
-		if (e != 0) {
-			snprintf(why, n, "pthread_create: %s", strerror(e));
-			mx_stop(x, x->n);
-			return NULL;
-		}
+	if (!ex_threads_start(&x->t, cfg->workers, mx_worker, x, why, n)) {
+		mx_stop(x);
+		return NULL;
 	}
 	return x;
 }
 
 static void mx_destroy(void *x)
 {
-	mx_stop((mx_exec *)x, ((mx_exec *)x)->n);
+	mx_stop((mx_exec *)x);
 }
 
 static int mx_submit(void *xp, unsigned sub, void *arg)
 {
 	mx_exec *x = (mx_exec *)xp;
 	(void)sub;
-	pthread_mutex_lock(&x->mu);
+	pthread_mutex_lock(&x->t.mu);
 	if (x->tail - x->head > x->mask) {
-		pthread_mutex_unlock(&x->mu);
+		pthread_mutex_unlock(&x->t.mu);
 		return EAGAIN;
 	}
 	x->ring[x->tail++ & x->mask] = arg;
 	if (x->waiting > 0) {
 		x->signals++;
-		pthread_cond_signal(&x->cv);
+		pthread_cond_signal(&x->t.cv);
 	}
-	pthread_mutex_unlock(&x->mu);
+	pthread_mutex_unlock(&x->t.mu);
 	return 0;
 }
 
 static uint64_t mx_wakes(void *xp)
 {
 	mx_exec *x = (mx_exec *)xp;
-	pthread_mutex_lock(&x->mu);
+	pthread_mutex_lock(&x->t.mu);
 	uint64_t s = x->signals;
-	pthread_mutex_unlock(&x->mu);
+	pthread_mutex_unlock(&x->t.mu);
 	return s;
 }
 
@@ -269,14 +299,10 @@ typedef struct sp_exec {
 	conq_mpmc_value *q;
 	cb_exec_fn fn;
 	bool yield; /* more threads than CPUs: yield every 256 empty polls */
-	unsigned n;
-	pthread_t *th;
 	/* Set by begin/end (the submitters), read by the workers on every
 	 * empty poll. */
 	CB_ALIGNAS(CB_PAD) uint32_t active;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool stop; /* under mu */
+	ex_threads t; /* the sleep between iterations, and the stop */
 } sp_exec;
 
 static void *sp_worker(void *arg)
@@ -300,30 +326,22 @@ static void *sp_worker(void *arg)
 			continue;
 		}
 		/* Between iterations: sleep once the queue is empty. */
-		pthread_mutex_lock(&x->mu);
-		while (!conq__load_relaxed(&x->active) && !x->stop &&
+		pthread_mutex_lock(&x->t.mu);
+		while (!conq__load_relaxed(&x->active) && !x->t.stop &&
 		       conq_mpmc_value_is_empty(x->q))
-			pthread_cond_wait(&x->cv, &x->mu);
-		const bool stop = x->stop && conq_mpmc_value_is_empty(x->q);
-		pthread_mutex_unlock(&x->mu);
+			pthread_cond_wait(&x->t.cv, &x->t.mu);
+		const bool stop = x->t.stop && conq_mpmc_value_is_empty(x->q);
+		pthread_mutex_unlock(&x->t.mu);
 		if (stop)
 			break;
 	}
 	return NULL;
 }
 
-static void sp_stop(sp_exec *x, unsigned started)
+static void sp_stop(sp_exec *x)
 {
-	pthread_mutex_lock(&x->mu);
-	x->stop = true;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-	for (unsigned k = 0; k < started; k++)
-		pthread_join(x->th[k], NULL);
-	pthread_cond_destroy(&x->cv);
-	pthread_mutex_destroy(&x->mu);
+	ex_threads_stop(&x->t);
 	conq_mpmc_value_destroy(x->q);
-	free(x->th);
 	cb_free_aligned(x);
 }
 
@@ -334,8 +352,7 @@ static void *sp_create(const cb_exec_cfg *cfg, char *why, size_t n)
 		snprintf(why, n, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&x->mu, NULL);
-	pthread_cond_init(&x->cv, NULL);
+	const bool th = ex_threads_init(&x->t, cfg->workers);
 	x->fn = cfg->fn;
 	cpu_set_t set;
 	const int cpus =
@@ -343,26 +360,21 @@ static void *sp_create(const cb_exec_cfg *cfg, char *why, size_t n)
 	x->yield = cfg->workers + cfg->submitters > (unsigned)cpus;
 	x->q = conq_mpmc_value_create(sizeof(sp_task),
 				      cfg->capacity ? cfg->capacity : 1);
-	x->th = (pthread_t *)calloc(cfg->workers, sizeof *x->th);
-	if (x->q == NULL || x->th == NULL) {
+	if (x->q == NULL || !th) {
 		snprintf(why, n, "out of memory");
-		sp_stop(x, 0);
+		sp_stop(x);
 		return NULL;
 	}
-	for (x->n = 0; x->n < cfg->workers; x->n++) {
-		int e = pthread_create(&x->th[x->n], NULL, sp_worker, x);
-		if (e != 0) {
-			snprintf(why, n, "pthread_create: %s", strerror(e));
-			sp_stop(x, x->n);
-			return NULL;
-		}
+	if (!ex_threads_start(&x->t, cfg->workers, sp_worker, x, why, n)) {
+		sp_stop(x);
+		return NULL;
 	}
 	return x;
 }
 
 static void sp_destroy(void *x)
 {
-	sp_stop((sp_exec *)x, ((sp_exec *)x)->n);
+	sp_stop((sp_exec *)x);
 }
 
 static int sp_submit(void *xp, unsigned sub, void *arg)
@@ -378,18 +390,18 @@ static void sp_begin(void *xp)
 	sp_exec *x = (sp_exec *)xp;
 	if (conq__load_relaxed(&x->active))
 		return;
-	pthread_mutex_lock(&x->mu);
+	pthread_mutex_lock(&x->t.mu);
 	conq__store_release(&x->active, 1u); /* pairs with sp_worker's load */
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
+	pthread_cond_broadcast(&x->t.cv);
+	pthread_mutex_unlock(&x->t.mu);
 }
 
 static void sp_end(void *xp)
 {
 	sp_exec *x = (sp_exec *)xp;
-	pthread_mutex_lock(&x->mu);
+	pthread_mutex_lock(&x->t.mu);
 	conq__store_release(&x->active, 0u); /* pairs with sp_worker's load */
-	pthread_mutex_unlock(&x->mu);
+	pthread_mutex_unlock(&x->t.mu);
 }
 
 static uint64_t sp_wakes(void *x)
