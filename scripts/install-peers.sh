@@ -29,6 +29,10 @@ PEERS=(
 	libsodium-dev            # libsodium randombytes_buf (Uuid: sodium:*)
 	libglib2.0-dev           # GLib gatomicrefcount, GThreadPool (Refcount, Pool: glib:*)
 	libuv1-dev               # libuv's threadpool, uv_queue_work (Pool: libuv:*)
+	liburing-dev             # the journal's io_uring backend (libconq-journal)
+	libaio-dev               # the journal's libaio backend
+	fio                      # conq-journal-bench's ceilings (fio psync, io_uring, libaio)
+	libsqlite3-dev           # conq-journal-bench: SQLite in WAL mode
 )
 
 # The packages of PEERS that dpkg does not list as installed.

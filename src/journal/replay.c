@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* src/journal/replay.c - the recovery scan that replay and open share.
+ *
+ * The used files (a valid header with a file id) are walked in id order, the
+ * first from its first seq, each next one only if its id follows and its
+ * first seq continues the sequence. In a file, records follow one another
+ * from sector 1, each valid (magic, length, this file's id, CRC) with the
+ * next seq. At the first record that is not, the file ends; the walk goes on
+ * in the next file if that one continues the sequence (the writer moved on
+ * because the record did not fit), else this is the end of the journal:
+ *
+ *  - when a later valid record of the journal says (its durable field) that
+ *    the record expected here was durable when it was written, the data is
+ *    corrupt: EBADMSG, nothing changed on disk;
+ *  - else it is the torn tail of a crash (writes that had not been synced,
+ *    so no record in it was acknowledged): the sectors from the break to
+ *    the last record header of this file are zeroed, the used files after
+ *    it are marked free (their ids and the next seq kept in their headers),
+ *    then datasync'd. Replay again finds the same records; open continues
+ *    in a new file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jinternal.h"
+
+#define RD_WINDOW ((size_t)1 << 20)
+
+struct reader {
+	const conq_journal_io *io;
+	int h;
+	uint64_t size;
+	unsigned char *buf;
+	size_t cap;
+	uint64_t beg; /* the window: [beg, beg + len) of the file */
+	size_t len;
+};
+
+static void rd_init(struct reader *r, const conq_journal_io *io, int h,
+		    uint64_t size)
+{
+	r->io = io;
+	r->h = h;
+	r->size = size;
+	r->beg = 0;
+	r->len = 0;
+}
+
+/* Bytes [off, off + n) of the file (zeros past its end), or NULL, *err. */
+static const unsigned char *rd_get(struct reader *r, uint64_t off, size_t n,
+				   int *err)
+{
+	if (off >= r->beg && off + n <= r->beg + r->len)
+		return r->buf + (off - r->beg);
+	size_t want = n > RD_WINDOW ? n : RD_WINDOW;
+	if (want > r->cap) {
+		unsigned char *nb = realloc(r->buf, want);
+		if (!nb) {
+			*err = ENOMEM;
+			return NULL;
+		}
+		r->buf = nb;
+		r->cap = want;
+	}
+	size_t got = 0;
+	while (got < want && off + got < r->size) {
+		size_t ask = want - got;
+		if (ask > r->size - (off + got))
+			ask = (size_t)(r->size - (off + got));
+		int64_t k = r->io->pread(r->io->self, r->h, r->buf + got, ask,
+					 off + got);
+		if (k < 0) {
+			*err = (int)-k;
+			r->len = 0;
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	memset(r->buf + got, 0, want - got);
+	r->beg = off;
+	r->len = want;
+	return r->buf;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	const struct jscan_file *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+struct list_ctx {
+	struct jscan *s;
+	unsigned cap;
+	int err;
+};
+
+static int list_one(void *ctx, const char *name)
+{
+	struct list_ctx *lc = ctx;
+	unsigned index;
+	if (!j_name_index(name, &index))
+		return 0;
+	if (lc->s->nfiles == lc->cap) {
+		unsigned cap = lc->cap ? lc->cap * 2 : 16;
+		if (cap > JFILES_MAX * 2) {
+			lc->err = EMFILE;
+			return 1;
+		}
+		struct jscan_file *nf =
+			realloc(lc->s->files, cap * sizeof(*nf));
+		if (!nf) {
+			lc->err = ENOMEM;
+			return 1;
+		}
+		lc->s->files = nf;
+		lc->cap = cap;
+	}
+	struct jscan_file *f = &lc->s->files[lc->s->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->index = index;
+	f->handle = -1;
+	return 0;
+}
+
+void jscan_close(const conq_journal_io *io, struct jscan *s)
+{
+	for (unsigned i = 0; i < s->nfiles; i++)
+		if (s->files[i].handle >= 0)
+			io->close(io->self, s->files[i].handle);
+	free(s->files);
+	s->files = NULL;
+	s->nfiles = 0;
+}
+
+/* A valid record of file f at off (its header in *h), with the bytes. */
+static int valid_at(struct reader *r, const struct jscan_file *f, uint64_t off,
+		    struct jr_header *h, const unsigned char **rec, int *err)
+{
+	const unsigned char *p = rd_get(r, off, JR_HEADER_LEN, err);
+	if (!p)
+		return -1;
+	if (!jr_peek(p, f->size - off, h) || h->file_id != f->h.file_id)
+		return 0;
+	p = rd_get(r, off, JR_HEADER_LEN + (size_t)h->len, err);
+	if (!p)
+		return -1;
+	if (!jr_check(p, h))
+		return 0;
+	*rec = p;
+	return 1;
+}
+
+/* Whether a valid record in used[from..] at or after `off` in used[from]
+ * says that seq `expected` was durable: 1 yes, 0 no, -1 error (*err). */
+static int durable_after(struct jscan *s, struct jscan_file **used,
+			 unsigned nused, unsigned from, uint64_t off,
+			 uint64_t expected, struct reader *r, int *err)
+{
+	uint64_t sector = s->sector;
+	for (unsigned k = from; k < nused; k++) {
+		struct jscan_file *f = used[k];
+		rd_init(r, r->io, f->handle, f->size);
+		for (uint64_t o = k == from ? off : sector;
+		     o + JR_HEADER_LEN <= f->size; o += sector) {
+			struct jr_header h;
+			const unsigned char *rec;
+			int v = valid_at(r, f, o, &h, &rec, err);
+			if (v < 0)
+				return -1;
+			if (v && h.durable > expected)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int write_zeros(const conq_journal_io *io, int h, uint64_t from,
+		       uint64_t to)
+{
+	static const unsigned char zeros[65536];
+	while (from < to) {
+		size_t n = to - from > sizeof(zeros) ? sizeof(zeros)
+						     : (size_t)(to - from);
+		int64_t k = io->pwrite(io->self, h, zeros, n, from);
+		if (k < 0)
+			return (int)-k;
+		if ((size_t)k != n)
+			return EIO;
+		from += n;
+	}
+	return 0;
+}
+
+/* Mark f free on disk: its id and the next seq kept. */
+static int free_file(const conq_journal_io *io, struct jscan_file *f,
+		     uint32_t sector, uint64_t next_seq)
+{
+	unsigned char hdr[65536];
+	struct jf_header h = {
+		.sector_size = sector,
+		.file_size = f->size,
+		.file_id = 0,
+		.first_seq = next_seq,
+		.last_id = f->h.file_id,
+	};
+	memset(hdr, 0, sector);
+	jf_encode(hdr, &h);
+	int64_t k = io->pwrite(io->self, f->handle, hdr, sector, 0);
+	if (k < 0)
+		return (int)-k;
+	if (k != (int64_t)sector)
+		return EIO;
+	int rc = io->datasync(io->self, f->handle);
+	if (rc < 0)
+		return -rc;
+	f->h = h;
+	f->used = 0;
+	return 0;
+}
+
+/* Zero the torn tail of f from off: up to the end of the last sector that
+ * holds a record header of this file. */
+static int truncate_tail(struct jscan *s, struct jscan_file *f, uint64_t off,
+			 struct reader *r)
+{
+	int err = 0;
+	uint64_t end = 0;
+	rd_init(r, r->io, f->handle, f->size);
+	for (uint64_t o = off; o + JR_HEADER_LEN <= f->size; o += s->sector) {
+		struct jr_header h;
+		const unsigned char *p = rd_get(r, o, JR_HEADER_LEN, &err);
+		if (!p)
+			return err;
+		if (jr_peek(p, f->size - o, &h) && h.file_id == f->h.file_id)
+			end = o + s->sector;
+	}
+	if (end <= off)
+		return 0;
+	err = write_zeros(r->io, f->handle, off, end);
+	if (err)
+		return err;
+	int rc = r->io->datasync(r->io->self, f->handle);
+	return rc < 0 ? -rc : 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct jscan_file *const *x = a, *const *y = b;
+	return ((*x)->h.file_id > (*y)->h.file_id) -
+	       ((*x)->h.file_id < (*y)->h.file_id);
+}
+
+static int walk(struct jscan *s, const conq_journal_io *io,
+		conq_journal_replay_fn fn, void *ctx, struct reader *r)
+{
+	struct jscan_file **used = malloc((s->nfiles + 1) * sizeof(*used));
+	unsigned nused = 0;
+	int err = 0;
+	if (!used)
+		return ENOMEM;
+	for (unsigned i = 0; i < s->nfiles; i++)
+		if (s->files[i].used)
+			used[nused++] = &s->files[i];
+	qsort(used, nused, sizeof(*used), cmp_id);
+	for (unsigned i = 0; i < nused; i++)
+		used[i]->used = 0; /* set again for those in the prefix */
+	if (nused == 0)
+		goto out;
+
+	uint64_t expected = used[0]->h.first_seq;
+	uint64_t sector = s->sector;
+	for (unsigned k = 0; k < nused; k++) {
+		struct jscan_file *f = used[k];
+		f->used = 1;
+		rd_init(r, io, f->handle, f->size);
+		uint64_t off = sector;
+		for (;;) {
+			struct jr_header h;
+			const unsigned char *rec;
+			int v = off + JR_HEADER_LEN <= f->size
+					? valid_at(r, f, off, &h, &rec, &err)
+					: 0;
+			if (v < 0)
+				goto out;
+			if (!v || h.seq != expected)
+				break;
+			if (fn) {
+				int rc = fn(ctx, h.seq, h.type,
+					    rec + JR_HEADER_LEN, h.len);
+				if (rc) {
+					err = rc;
+					s->last = expected;
+					goto out;
+				}
+			}
+			s->last = expected++;
+			off += j_pad(JR_HEADER_LEN + (uint64_t)h.len, sector);
+		}
+		if (k + 1 < nused &&
+		    used[k + 1]->h.file_id == f->h.file_id + 1 &&
+		    used[k + 1]->h.first_seq == expected)
+			continue; /* the writer moved on to the next file */
+		/* The end of the journal: corrupt, or a torn tail? */
+		int d = durable_after(s, used, nused, k, off, expected, r, &err);
+		if (d < 0)
+			goto out;
+		if (d) {
+			err = EBADMSG;
+			goto out;
+		}
+		err = truncate_tail(s, f, off, r);
+		for (unsigned g = k + 1; g < nused && !err; g++)
+			err = free_file(io, used[g], s->sector, expected);
+		break;
+	}
+	s->next_seq = expected > s->next_seq ? expected : s->next_seq;
+out:
+	free(used);
+	return err;
+}
+
+int jscan_run(const char *dir, const conq_journal_io *io,
+	      conq_journal_replay_fn fn, void *ctx, struct jscan *out)
+{
+	struct jscan s = {.next_seq = 1, .next_id = 1};
+	struct list_ctx lc = {.s = &s};
+	struct reader r = {0};
+	char path[JPATH_MAX], name[JNAME_MAX];
+	int err = 0;
+
+	int rc = io->list(io->self, dir, list_one, &lc);
+	if (lc.err) {
+		err = lc.err;
+		goto fail;
+	}
+	if (rc) {
+		err = rc < 0 ? -rc : EIO;
+		goto fail;
+	}
+	if (s.nfiles)
+		qsort(s.files, s.nfiles, sizeof(*s.files), cmp_index);
+	for (unsigned i = 0; i < s.nfiles; i++) {
+		struct jscan_file *f = &s.files[i];
+		snprintf(name, sizeof(name), JNAME_FMT, f->index);
+		if ((err = -j_path(path, dir, name)) != 0)
+			goto fail;
+		int h = io->open(io->self, path, 0, 0);
+		if (h < 0) {
+			err = -h;
+			goto fail;
+		}
+		f->handle = h;
+		int64_t sz = io->size(io->self, h);
+		if (sz < 0) {
+			err = (int)-sz;
+			goto fail;
+		}
+		f->size = (uint64_t)sz;
+		unsigned char hb[JF_HEADER_LEN];
+		memset(hb, 0, sizeof(hb));
+		int64_t k = sz >= JF_HEADER_LEN
+				    ? io->pread(io->self, h, hb, JF_HEADER_LEN, 0)
+				    : 0;
+		if (k < 0) {
+			err = (int)-k;
+			goto fail;
+		}
+		if (k < (int64_t)JF_HEADER_LEN || !jf_decode(hb, &f->h)) {
+			memset(&f->h, 0, sizeof(f->h));
+			continue; /* zeros or a torn header: free, no news */
+		}
+		if (s.sector && s.sector != f->h.sector_size) {
+			err = EBADMSG; /* files of two journals */
+			goto fail;
+		}
+		s.sector = f->h.sector_size;
+		uint64_t id = f->h.file_id > f->h.last_id ? f->h.file_id
+							  : f->h.last_id;
+		if (id >= s.next_id)
+			s.next_id = id + 1;
+		if (f->h.file_id) {
+			/* Records must fit from sector 1 on. */
+			f->used = f->size >= 2u * f->h.sector_size;
+		} else if (f->h.first_seq > s.next_seq) {
+			s.next_seq = f->h.first_seq;
+		}
+	}
+	if (s.sector)
+		err = walk(&s, io, fn, ctx, &r);
+	if (err)
+		goto fail;
+	free(r.buf);
+	*out = s;
+	return 0;
+fail:
+	free(r.buf);
+	jscan_close(io, &s);
+	*out = s; /* no files; last kept */
+	return err;
+}
+
+int conq_journal_replay_opts(const char *dir, const conq_journal_opts *opts,
+			     conq_journal_replay_fn fn, void *ctx,
+			     uint64_t *last)
+{
+	const conq_journal_io *io = opts && opts->io ? opts->io
+						     : conq_journal_io_posix();
+	struct jscan s;
+	if (last)
+		*last = 0;
+	if (!dir)
+		return EINVAL;
+	int err = jscan_run(dir, io, fn, ctx, &s);
+	if (last)
+		*last = s.last;
+	jscan_close(io, &s);
+	return err;
+}
+
+int conq_journal_replay(const char *dir, conq_journal_replay_fn fn, void *ctx)
+{
+	return conq_journal_replay_opts(dir, NULL, fn, ctx, NULL);
+}
