@@ -22,7 +22,8 @@
  * from one thread, with no other call on the same journal in progress or to
  * come. Done functions run on the journal's completion thread, one at a
  * time, in sequence order: they must not call conq_journal_sync or close
- * (EDEADLK), and should be short (the next sync waits for them).
+ * (EDEADLK), and should be short (the next sync waits for them); an append
+ * from one does not wait for a buffer (EAGAIN instead).
  * Progress: blocking (a mutex; append waits when every buffer is in flight).
  *
  * Errors: an I/O error (EIO, ENOSPC, ... from a write or a sync) fails every
@@ -115,8 +116,9 @@ conq_journal *conq_journal_open(const char *dir, const conq_journal_opts *opts);
  * it is durable. The data is copied before the call returns. Blocks while
  * every buffer is in flight. 0, or EINVAL (j NULL, data NULL with len > 0),
  * EMSGSIZE (the record does not fit in a buffer), ESHUTDOWN (close has
- * started), or the I/O error that failed the journal. On error done is not
- * called and the record is not written. */
+ * started), EAGAIN (from a done function, when it would have to wait), or
+ * the I/O error that failed the journal. On error done is not called and
+ * the record is not written. */
 int conq_journal_append(conq_journal *j, uint32_t type, const void *data,
 			size_t len, conq_journal_done_fn done, void *ctx,
 			uint64_t *seq);
