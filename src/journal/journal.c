@@ -1011,7 +1011,7 @@ int conq_journal_sync(conq_journal *j)
 	pthread_cond_signal(&j->app_cv);
 	while (!j->err && j->synced < target)
 		pthread_cond_wait(&j->sync_cv, &j->lock);
-	int err = j->synced >= target ? 0 : j->err;
+	int err = j->err; /* failed: the error, from then on */
 	pthread_mutex_unlock(&j->lock);
 	return err;
 }

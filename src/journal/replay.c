@@ -2,8 +2,8 @@
 /* src/journal/replay.c - the recovery scan that replay and open share.
  *
  * The used files (a valid header with a file id) are walked in id order, the
- * first from its first seq, each next one only if its id follows and its
- * first seq continues the sequence. In a file, records follow one another
+ * first from its first seq, each next one only if its first seq continues
+ * the sequence (ids grow, with gaps where a recovery freed files). In a file, records follow one another
  * from sector 1, each valid (magic, length, this file's id, CRC) with the
  * next seq. At the first record that is not, the file ends; the walk goes on
  * in the next file if that one continues the sequence (the writer moved on
@@ -300,10 +300,12 @@ static int walk(struct jscan *s, const conq_journal_io *io,
 			s->last = expected++;
 			off += j_pad(JR_HEADER_LEN + (uint64_t)h.len, sector);
 		}
-		if (k + 1 < nused &&
-		    used[k + 1]->h.file_id == f->h.file_id + 1 &&
-		    used[k + 1]->h.first_seq == expected)
-			continue; /* the writer moved on to the next file */
+		/* The writer moved on to the next file. Ids only grow, but
+		 * not always by one: a recovery frees the files past a torn
+		 * tail (their ids are not reused), and the next open starts
+		 * a file with a higher id at the same seq. */
+		if (k + 1 < nused && used[k + 1]->h.first_seq == expected)
+			continue;
 		/* The end of the journal: corrupt, or a torn tail? */
 		int d = durable_after(s, used, nused, k, off, expected, r, &err);
 		if (d < 0)
