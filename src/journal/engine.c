@@ -65,6 +65,7 @@ struct jengine *jengine_new(unsigned kind, unsigned depth, unsigned nslots,
 	}
 	e->kind = kind;
 	e->depth = depth;
+	(void)nslots; /* libaio's */
 	switch (kind) {
 #ifdef CONQ_JOURNAL_HAVE_URING
 	case CONQ_JOURNAL_IO_URING: {

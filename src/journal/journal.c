@@ -47,6 +47,7 @@ struct jbuf {
 	struct jrec *recs;
 	unsigned nrec;
 	int64_t res; /* the write's result */
+	int queued;  /* on the engine, not yet reaped */
 	uint64_t t_first;
 };
 
@@ -445,6 +446,7 @@ static void submit(conq_journal *j, unsigned bi)
 		int err = jengine_submit(j->eng, bi, j->files[b->file].fd,
 					 b->mem, b->used, b->off, b);
 		if (!err) {
+			b->queued = 1;
 			j->st.writes++;
 			j->st.bytes += b->used;
 			pthread_cond_signal(&j->poll_cv);
@@ -648,7 +650,8 @@ static void *poller_main(void *arg)
 				for (unsigned i = j->head; i != j->tail; i++) {
 					struct jbuf *b =
 						&j->bufs[j->order[i % j->nbuf]];
-					if (b->state == B_INFLIGHT) {
+					if (b->state == B_INFLIGHT && b->queued) {
+						b->queued = 0;
 						b->state = B_DONE;
 						b->res = n;
 						j->inflight--;
@@ -659,6 +662,7 @@ static void *poller_main(void *arg)
 			}
 			for (int i = 0; i < n; i++) {
 				struct jbuf *b = cookies[i];
+				b->queued = 0;
 				b->res = res[i];
 				b->state = B_DONE;
 				j->inflight--;
@@ -766,6 +770,11 @@ static int check_opts(const conq_journal_opts *o)
 
 static void destroy(conq_journal *j)
 {
+	/* The engine first: its exit waits for any write still queued
+	 * (io_destroy blocks on them; io_uring's exit cancels or waits), and
+	 * only then do the buffers and files go. */
+	jengine_free(j->eng);
+	j->eng = NULL;
 	if (j->files)
 		for (unsigned i = 0; i < j->nfiles; i++)
 			j->io->close(j->io->self, j->files[i].handle);
@@ -774,7 +783,6 @@ static void destroy(conq_journal *j)
 			free(j->bufs[i].mem);
 			free(j->bufs[i].recs);
 		}
-	jengine_free(j->eng);
 	free(j->bufs);
 	free(j->order);
 	free(j->files);

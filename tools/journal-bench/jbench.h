@@ -4,8 +4,9 @@
  * the configuration, one run's figures, and the runs themselves: the
  * journal (journal.c), the contenders (raw.c: pwrite + fdatasync; fio.c:
  * the fio program; sqlite.c: SQLite in WAL mode, built where pkg-config
- * finds sqlite3) and the helpers they share (util.c). main.c parses the
- * options, lays the files out, alternates the runs and reports.
+ * finds sqlite3), the replay against a read of the same files (replay.c)
+ * and the helpers they share (util.c). main.c parses the options, lays
+ * the files out, alternates the runs and reports.
  *
  * Every run has the same shape: the threads start together (two barriers:
  * ready, then go, so that the times are set while everyone waits), run a
@@ -156,12 +157,66 @@ int jb_journal_layout(const jb_cfg *c, char *err, size_t n);
  * (c->window in flight per producer) or open loop at rate records/s. */
 void jb_journal_run(const jb_cfg *c, unsigned threads, size_t size,
 		    bool open_loop, double rate, jb_result *r);
-/* Replay c->jdir: records, payload bytes, seconds. */
-int jb_journal_replay(const jb_cfg *c, uint64_t *records, uint64_t *bytes,
-		      double *secs, char *err, size_t n);
+/* A session that only appends: open c->jdir's journal, append records of
+ * size bytes (no done functions, nothing released), close (they are then
+ * durable). 0, or -1 with a message in err. */
+int jb_journal_fill(const jb_cfg *c, uint64_t records, size_t size, char *err,
+		    size_t n);
 /* conq_crc32c over len-byte buffers for about secs: GB/s (10^9). */
 double jb_crc32c_gbs(size_t len, double secs);
 const char *jb_backend_name(unsigned backend);
+
+/* ---- replay.c ------------------------------------------------------------- */
+
+/* Is replay limited by the device? conq_journal_replay of the journal the
+ * runs left against a sequential read of the same files, both in the same
+ * cache state: warm (the files just read) and cold (dropped first). */
+#define JB_REPLAY_MIN	    ((uint64_t)20 << 20) /* records on disk, at least */
+#define JB_REPLAY_MIN_SMOKE ((uint64_t)4 << 20)	 /* the same, --smoke */
+#define JB_FILL_SIZE	    4096u /* the top-up's records, bytes */
+#define JB_READ_CHUNK	    ((size_t)1 << 20) /* the read's pread size */
+
+typedef struct jb_replay {
+	const jb_cfg *c;
+	/* the journal, as a replay through a counting I/O layer found it
+	 * (after the top-up) */
+	uint64_t filled; /* JB_FILL_SIZE-byte records appended to reach the
+			    minimum (0: the last run left enough) */
+	double fill_s;
+	uint64_t records, payload; /* what replay returns */
+	uint64_t rec_bytes; /* the records on disk: header + payload, each
+			       padded to the 512-byte sector */
+	uint64_t scanned;   /* bytes of the files replay reads: each file up
+			       to the furthest byte it read (the replay
+			       figures divide by this) */
+	uint64_t pread_bytes; /* all its preads, re-reads included */
+	unsigned used_files;  /* files it read past the header sector */
+	/* every journal-*.cqj of the directory, by name: the read's files */
+	char **paths;
+	uint64_t *sizes;
+	unsigned nfiles;
+	uint64_t file_bytes;
+	unsigned char *buf; /* JB_READ_CHUNK bytes, page-aligned */
+	/* the cold state: fdatasync + posix_fadvise(DONTNEED) on each file;
+	 * as root also sync() and drop_caches */
+	int drop_caches; /* 0 not root, 1 used, -1 failed (drop_err) */
+	char drop_err[96];
+} jb_replay;
+
+/* Count the journal, top it up to JB_REPLAY_MIN (JB_REPLAY_MIN_SMOKE with
+ * --smoke) of records on disk, count it again, list the files. 0, or -1
+ * with a message in err. */
+int jb_replay_setup(const jb_cfg *c, jb_replay *rp, char *err, size_t n);
+/* One timed pass, the cache made cold or warm first: conq_journal_replay
+ * (records/s, and mb_s over rp->scanned) or the read (mb_s over the files'
+ * bytes); cpu_ns: the thread's CPU time over the pass (not per record).
+ * *cached: the fraction of the files' pages that were in the page cache
+ * just before the timed part (mincore; NAN when not known). */
+void jb_replay_pass(jb_replay *rp, bool cold, bool read, jb_result *r,
+		    double *cached);
+/* How the cold state was made, in words. */
+void jb_replay_drop_desc(const jb_replay *rp, char *out, size_t n);
+void jb_replay_free(jb_replay *rp);
 
 /* ---- raw.c ---------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * journal.c - conq-journal-bench's journal runs, the replay timing and the
- * CRC32C throughput.
+ * journal.c - conq-journal-bench's journal runs, a session that only appends
+ * (replay.c tops the journal up with it) and the CRC32C throughput.
  *
  * A run opens the journal laid out in c->jdir (JB_JOURNAL_FILES pre-written
  * files), releases what the previous run left, and starts the producers:
@@ -31,8 +31,8 @@
  * While the run goes, the main thread releases the records that are
  * durable except about one file's worth (so the files are recycled, as a
  * user who applies the records would, and the last run leaves a journal to
- * replay), and reads conq_journal_stats_get at the window's edges: the
- * records/s, MB/s, syncs/s and batching come from its counters.
+ * replay: replay.c), and reads conq_journal_stats_get at the window's
+ * edges: the records/s, MB/s, syncs/s and batching come from its counters.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -436,45 +436,38 @@ out:
 	cb_hist_free(r.hist);
 }
 
-/* ---- replay and CRC32C ------------------------------------------------------ */
+/* ---- a session that only appends, and CRC32C --------------------------------- */
 
-typedef struct replay_count {
-	uint64_t records, bytes, last;
-	int order_err;
-} replay_count;
-
-static int on_record(void *ctx, uint64_t seq, uint32_t type, const void *data,
-		     size_t len)
+int jb_journal_fill(const jb_cfg *c, uint64_t records, size_t size, char *err,
+		    size_t n)
 {
-	replay_count *rc = ctx;
-	(void)type;
-	(void)data;
-	if (rc->records > 0 && seq != rc->last + 1)
-		rc->order_err = 1;
-	rc->last = seq;
-	rc->records++;
-	rc->bytes += len;
-	return 0;
-}
-
-int jb_journal_replay(const jb_cfg *c, uint64_t *records, uint64_t *bytes,
-		      double *secs, char *err, size_t n)
-{
-	replay_count rc = {0, 0, 0, 0};
-	uint64_t t0 = jb_now_ns();
-	int e = conq_journal_replay(c->jdir, on_record, &rc);
-	uint64_t t1 = jb_now_ns();
-	*records = rc.records;
-	*bytes = rc.bytes;
-	*secs = (double)(t1 - t0) / 1e9;
-	if (e != 0) {
-		snprintf(err, n, "conq_journal_replay: %s", strerror(e));
+	unsigned char *payload = malloc(size > 0 ? size : 1);
+	if (payload == NULL) {
+		snprintf(err, n, "out of memory");
 		return -1;
 	}
-	if (rc.order_err) {
-		snprintf(err, n,
-			 "conq_journal_replay: sequence numbers not "
-			 "consecutive");
+	memset(payload, 0x3c, size);
+	conq_journal_opts o;
+	jopts(c, &o);
+	conq_journal *j = conq_journal_open(c->jdir, &o);
+	if (j == NULL) {
+		snprintf(err, n, "conq_journal_open %s: %s", c->jdir,
+			 strerror(errno));
+		free(payload);
+		return -1;
+	}
+	int e = 0;
+	for (uint64_t i = 0; i < records && e == 0; i++)
+		e = conq_journal_append(j, RECORD_TYPE, payload, size, NULL,
+					NULL, NULL);
+	int ec = conq_journal_close(j); /* makes them durable */
+	free(payload);
+	if (e != 0) {
+		snprintf(err, n, "conq_journal_append: %s", strerror(e));
+		return -1;
+	}
+	if (ec != 0) {
+		snprintf(err, n, "conq_journal_close: %s", strerror(ec));
 		return -1;
 	}
 	return 0;

@@ -6,8 +6,9 @@
  * records per sync, append-to-durable latency and CPU per record; against
  * it, alternated iteration by iteration, the ceilings and what a user would
  * pick instead (pwrite + fdatasync in-process, fio, SQLite in WAL mode);
+ * replay against a plain read of the same files, warm and cold (replay.c);
  * the medians, the ratios, and a verdict on the issue's targets; then
- * CRC32C throughput and a replay timing.
+ * CRC32C throughput and the replay's figures.
  *
  * This file: the options, the files' layout, the order of the runs, and
  * the reports (text on stdout, --json one object per line).
@@ -45,6 +46,10 @@
 #define TARGET_P99   2.0 /* ... p99 <= 2x raw p99 */
 #define TARGET_SIZE  4096u
 #define TARGET_MANY  16u
+#define TARGET_REPLAY 0.8 /* replay (cold) >= 0.8x a read of the same files */
+/* A cold pass with more of the files in the page cache than this is not
+ * one: the replay target is n/a (tmpfs, say). */
+#define COLD_CACHED_MAX 0.1
 
 static const char *const fio_names[3] = {
     "psync fdatasync=1", "io_uring QD16 fdatasync=16",
@@ -67,8 +72,11 @@ static void usage(FILE *f)
 	    "and libaio), and\n"
 	    "SQLite in WAL mode with synchronous=FULL. Medians, the ratios "
 	    "journal/contender,\n"
-	    "a verdict on the targets, CRC32C throughput and a replay "
-	    "timing.\n"
+	    "a verdict on the targets, CRC32C throughput, and replay of the "
+	    "journal against\n"
+	    "a sequential read of its files, warm and cold cache (the "
+	    "journal topped up\n"
+	    "to %llu MiB of records first, %llu with --smoke).\n"
 	    "\n"
 	    "  --threads=LIST         producer threads (default 1,4,16,64)\n"
 	    "  --sizes=LIST           record payload bytes, k/m suffixes "
@@ -109,7 +117,8 @@ static void usage(FILE *f)
 	    "without sqlite3)\n"
 	    "  --json=FILE            one JSON object per line: the header, "
 	    "each run, the\n"
-	    "                         verdicts, CRC32C, the replay\n"
+	    "                         verdicts, CRC32C, the replay against "
+	    "the read\n"
 	    "  --dir=DIR              put the files in a fresh directory under "
 	    "DIR (default\n"
 	    "                         $TMPDIR, else /var/tmp), removed at the "
@@ -119,8 +128,9 @@ static void usage(FILE *f)
 	    "does nothing there)\n"
 	    "  --smoke                a quick check: 1 iteration of 0.2 s "
 	    "runs, threads 1,4,\n"
-	    "                         size 4096 (options given with it still "
-	    "apply)\n"
+	    "                         size 4096, a smaller journal to replay "
+	    "(options given\n"
+	    "                         with it still apply)\n"
 	    "  -h, --help             this text;  -V, --version\n"
 	    "\n"
 	    "Exit status: 0 every journal and raw run measured (a failed fio "
@@ -129,10 +139,13 @@ static void usage(FILE *f)
 	    "directory;\n"
 	    "3 setup failed (directory, files, journal open); 4 a journal, "
 	    "raw or replay\n"
-	    "run failed (an I/O error); 130 interrupted. A missed target is "
-	    "not an error.\n",
-	    jb_prog, (unsigned)MAX_RECORD, DEFAULT_DURATION_S,
-	    DEFAULT_WARMUP_S, DEFAULT_ITERATIONS);
+	    "run, or the read of the journal's files, failed (an I/O error); "
+	    "130\n"
+	    "interrupted. A missed target is not an error.\n",
+	    jb_prog, (unsigned long long)(JB_REPLAY_MIN >> 20),
+	    (unsigned long long)(JB_REPLAY_MIN_SMOKE >> 20),
+	    (unsigned)MAX_RECORD, DEFAULT_DURATION_S, DEFAULT_WARMUP_S,
+	    DEFAULT_ITERATIONS);
 }
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -460,6 +473,13 @@ typedef struct results {
 	jb_result *sq;		/* the same */
 	jb_result *raw;		/* [bs][iteration] */
 	jb_result *fio[3];	/* the same */
+	/* the replay against a read of the same files: warm, cold */
+	jb_result *rep[2], *rd[2]; /* [iteration] */
+	size_t rp_it[2];	   /* iterations run */
+	double cached_lo[2], cached_hi[2]; /* fraction of the files cached
+					      before a pass, least and most */
+	bool rp_setup, rp_ok;	   /* set up; and every pass measured */
+	char rp_why[256];	   /* why not */
 } results;
 
 static size_t jix(const results *R, size_t si, size_t ti, size_t it)
@@ -498,6 +518,13 @@ static double g_cpu(const jb_result *r)
 	return r->cpu_ns >= 0 ? r->cpu_ns : NAN;
 }
 static double g_rate(const jb_result *r) { return r->rate; }
+static double g_elapsed(const jb_result *r) { return r->elapsed_s; }
+static double g_cpu_share(const jb_result *r) /* replay.c's passes */
+{
+	return r->cpu_ns >= 0 && r->elapsed_s > 0
+		   ? r->cpu_ns / 1e9 / r->elapsed_s
+		   : NAN;
+}
 static double lat(const jb_result *r, int k)
 {
 	return r->lat_count > 0 ? r->lat[k] : NAN;
@@ -872,14 +899,10 @@ static int verdict(const char *what, const char *unit, const jb_result *j,
 	return strcmp(state, "MISS") == 0;
 }
 
-static void summary_verdicts(const jb_cfg *c, const results *R,
-			     const char *fio_why, const char *sql_why)
+/* The journal's targets: the count of misses. */
+static int verdicts_journal(const jb_cfg *c, const results *R,
+			    const char *fio_why, const char *sql_why)
 {
-	printf("\ntargets (closed loop, window %u; medians; ratio: median of "
-	       "the per-iteration ratios,\ngeometric for an even count)\n",
-	       c->window);
-	printf("  %-52s %10s %10s %8s %8s  %s\n", "", "journal", "contender",
-	       "ratio", "target", "verdict");
 	size_t si = R->ns;
 	for (size_t i = 0; i < R->ns; i++)
 		if (c->sizes[i] == TARGET_SIZE)
@@ -887,13 +910,13 @@ static void summary_verdicts(const jb_cfg *c, const results *R,
 	int misses = 0, rows = 0;
 	char what[128];
 	if (!c->closed) {
-		printf("  n/a: the targets are the closed loop's "
+		printf("  n/a: the journal's targets are the closed loop's "
 		       "(--mode=closed or both)\n");
-		return;
+		return 0;
 	}
 	if (si == R->ns) {
 		printf("  n/a: no run at %u B (--sizes)\n", TARGET_SIZE);
-		return;
+		return 0;
 	}
 	size_t bi = bs_index(R, TARGET_SIZE);
 	for (size_t ti = 0; ti < R->nt; ti++) {
@@ -935,8 +958,262 @@ static void summary_verdicts(const jb_cfg *c, const results *R,
 	}
 	if (rows == 0)
 		printf("  n/a: no run with 1 producer (--threads)\n");
+	return misses;
+}
+
+/* Replay limited by the device, not by parsing and CRC: cold, its MB/s
+ * (the bytes of the files it reads) against a read of the same files. */
+static int verdict_replay(const results *R)
+{
+	char why[320];
+	const char *na = NULL;
+	if (!R->rp_ok) {
+		if (R->rp_why[0] != '\0')
+			snprintf(why, sizeof why, "replay failed: %s",
+				 R->rp_why);
+		else
+			snprintf(why, sizeof why, "not run (interrupted)");
+		na = why;
+	} else if (R->rp_it[1] == 0) {
+		na = "no cold pass (interrupted)";
+	} else if (!(R->cached_hi[1] <= COLD_CACHED_MAX)) {
+		if (isnan(R->cached_hi[1]))
+			snprintf(why, sizeof why,
+				 "mincore could not say whether the drop "
+				 "emptied the page cache");
+		else
+			snprintf(why, sizeof why,
+				 "the drop left %.0f%% of the files in the "
+				 "page cache: not a cold read (tmpfs?)",
+				 R->cached_hi[1] * 100);
+		na = why;
+	}
+	return verdict("replay (cold) MB/s vs a sequential read, same files",
+		       "MB/s", R->rep[1], R->rd[1], R->rp_it[1], g_mb_s, true,
+		       TARGET_REPLAY, na);
+}
+
+static void summary_verdicts(const jb_cfg *c, const results *R,
+			     const char *fio_why, const char *sql_why)
+{
+	printf("\ntargets (closed loop, window %u; medians; ratio: median of "
+	       "the per-iteration ratios,\ngeometric for an even count)\n",
+	       c->window);
+	printf("  %-52s %10s %10s %8s %8s  %s\n", "", "journal", "contender",
+	       "ratio", "target", "verdict");
+	int misses = verdicts_journal(c, R, fio_why, sql_why);
+	misses += verdict_replay(R);
 	if (misses > 0)
 		printf("  %d target%s missed\n", misses, misses == 1 ? "" : "s");
+}
+
+/* ---- the replay against a read of the same files --------------------------- */
+
+static bool interrupted(void)
+{
+	return atomic_load(&jb_interrupted) != 0;
+}
+
+static void pct(double v, int width)
+{
+	if (isnan(v)) {
+		printf(" %*s", width, "-");
+		return;
+	}
+	char b[32];
+	snprintf(b, sizeof b, "%.0f%%", v * 100);
+	printf(" %*s", width, b);
+}
+
+static void print_pass(const jb_cfg *c, unsigned it, const char *what,
+		       const jb_result *r, bool read, double cached)
+{
+	printf("[%u/%u] %-34s", it + 1, c->iterations, what);
+	if (!r->ok) {
+		printf(" FAILED: %s\n", r->err);
+		fflush(stdout);
+		return;
+	}
+	if (read)
+		printf(" %15s", "");
+	else
+		printf(" %9.0f rec/s", r->rec_s);
+	printf(" %8.1f MB/s  %.2f ms, cpu %.0f%%", r->mb_s, r->elapsed_s * 1e3,
+	       g_cpu_share(r) * 100);
+	if (!isnan(cached))
+		printf(", %.0f%% of the files cached before", cached * 100);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Warm, then cold: iterations of a replay and a read of the same files,
+ * the order swapped every iteration. false when a pass failed. */
+static bool replay_runs(const jb_cfg *c, results *R, jb_replay *rp)
+{
+	char err[256];
+	for (int st = 0; st < 2; st++) {
+		R->cached_lo[st] = INFINITY;
+		R->cached_hi[st] = -INFINITY;
+	}
+	if (jb_replay_setup(c, rp, err, sizeof err) != 0) {
+		printf("replay: FAILED: %s\n", err);
+		snprintf(R->rp_why, sizeof R->rp_why, "%s", err);
+		fflush(stdout);
+		return false;
+	}
+	R->rp_setup = R->rp_ok = true;
+	if (rp->filled > 0)
+		printf("replay: topped the journal up with %llu records of %u "
+		       "B to %.1f MB of records on disk in %.2f s\n",
+		       (unsigned long long)rp->filled, JB_FILL_SIZE,
+		       (double)rp->rec_bytes / 1e6, rp->fill_s);
+	static const char *const state[2] = {"warm", "cold"};
+	char what[64];
+	for (int st = 0; st < 2; st++)
+		for (size_t it = 0; it < R->nit && !interrupted(); it++) {
+			R->rp_it[st] = it + 1;
+			for (size_t k = 0; k < 2; k++) {
+				bool read = (it + k) % 2 == 1;
+				jb_result *r =
+				    read ? &R->rd[st][it] : &R->rep[st][it];
+				double cached;
+				jb_replay_pass(rp, st == 1, read, r, &cached);
+				if (isnan(cached) || isnan(R->cached_hi[st])) {
+					R->cached_lo[st] = NAN;
+					R->cached_hi[st] = NAN;
+				} else {
+					R->cached_lo[st] =
+					    fmin(R->cached_lo[st], cached);
+					R->cached_hi[st] =
+					    fmax(R->cached_hi[st], cached);
+				}
+				snprintf(what, sizeof what, "%s, %s cache",
+					 read ? "read of the files" : "replay",
+					 state[st]);
+				print_pass(c, (unsigned)it, what, r, read,
+					   cached);
+				if (!r->ok) {
+					snprintf(R->rp_why, sizeof R->rp_why,
+						 "%s", r->err);
+					R->rp_ok = false;
+					return false;
+				}
+			}
+		}
+	return true;
+}
+
+static void summary_replay(const results *R, const jb_replay *rp,
+			   const char *drop)
+{
+	if (!R->rp_setup) {
+		printf("replay of the last run's journal: FAILED: %s\n",
+		       R->rp_why);
+		return;
+	}
+	printf("replay of the last run's journal");
+	if (rp->filled > 0)
+		printf(", topped up with %llu records of %u B",
+		       (unsigned long long)rp->filled, JB_FILL_SIZE);
+	printf(": %llu records, %.1f MB\nof payload, %.1f MB of records on "
+	       "disk (headers, 512-byte sectors) in %u of its %u\nfiles; "
+	       "replay reads %.1f MB of the files (each up to the furthest "
+	       "byte read: the\nlast one to its end, where replay looks past "
+	       "the tail)\n",
+	       (unsigned long long)rp->records, (double)rp->payload / 1e6,
+	       (double)rp->rec_bytes / 1e6, rp->used_files, rp->nfiles,
+	       (double)rp->scanned / 1e6);
+	printf("replay vs a sequential read of the same files: all %u "
+	       "journal-*.cqj (%.1f MB), pread\nof %zu MiB, buffered as "
+	       "replay reads; medians of %zu iteration%s of each, "
+	       "alternated;\nreplay MB/s: the %.1f MB it reads, per second\n",
+	       rp->nfiles, (double)rp->file_bytes / 1e6, JB_READ_CHUNK >> 20,
+	       R->rp_it[0], R->rp_it[0] == 1 ? "" : "s",
+	       (double)rp->scanned / 1e6);
+	printf(" cache %10s %11s %12s %11s %10s %7s\n", "read MB/s",
+	       "replay MB/s", "replay rec/s", "replay/read", "replay cpu",
+	       "cached");
+	static const char *const state[2] = {"warm", "cold"};
+	for (int st = 0; st < 2; st++) {
+		size_t n = R->rp_it[st];
+		printf(" %-5s", state[st]);
+		pnum(med(R->rd[st], n, g_mb_s), 10, 1);
+		pnum(med(R->rep[st], n, g_mb_s), 11, 1);
+		pnum(med(R->rep[st], n, g_rec_s), 12, 0);
+		pratio(med_ratio(R->rep[st], R->rd[st], n, g_mb_s), 11);
+		pct(med(R->rep[st], n, g_cpu_share), 10);
+		pct(n > 0 ? (st ? R->cached_hi[st] : R->cached_lo[st]) : NAN,
+		    7);
+		printf("\n");
+	}
+	printf("cold: %s\ncached: the files' pages in the page cache before "
+	       "a timed pass (mincore; warm: the\nleast, cold: the most)\n",
+	       drop);
+}
+
+static void json_replay_state(const char *key, const jb_result *rep,
+			      const jb_result *rd, size_t n, double cached_lo,
+			      double cached_hi)
+{
+	fprintf(jf, ",\"%s\":{\"iterations\":%zu", key, n);
+	jnum("read_mb_per_s", med(rd, n, g_mb_s), 3);
+	jnum("replay_mb_per_s", med(rep, n, g_mb_s), 3);
+	jnum("replay_records_per_s", med(rep, n, g_rec_s), 1);
+	jnum("ratio", med_ratio(rep, rd, n, g_mb_s), 4);
+	jnum("replay_cpu_share", med(rep, n, g_cpu_share), 3);
+	jnum("cached_min", n > 0 ? cached_lo : NAN, 4);
+	jnum("cached_max", n > 0 ? cached_hi : NAN, 4);
+	for (int w = 0; w < 2; w++) {
+		const jb_result *rs = w ? rd : rep;
+		fprintf(jf, ",\"%s_s\":[", w ? "read" : "replay");
+		for (size_t i = 0; i < n; i++) {
+			double v = rs[i].ok ? g_elapsed(&rs[i]) : NAN;
+			if (isnan(v))
+				fprintf(jf, "%snull", i ? "," : "");
+			else
+				fprintf(jf, "%s%.6f", i ? "," : "", v);
+		}
+		fprintf(jf, "]");
+	}
+	fprintf(jf, "}");
+}
+
+static void json_replay(const results *R, const jb_replay *rp,
+			const char *drop)
+{
+	if (jf == NULL)
+		return;
+	fprintf(jf, "{\"tool\":\"conq-journal-bench\",\"kind\":\"replay\","
+		    "\"ok\":%s,\"error\":",
+		R->rp_ok ? "true" : "false");
+	if (R->rp_ok)
+		fprintf(jf, "null");
+	else
+		jb_json_str(jf, R->rp_why[0] ? R->rp_why : "interrupted");
+	if (R->rp_setup) {
+		fprintf(jf,
+			",\"records\":%llu,\"payload_bytes\":%llu,"
+			"\"record_bytes\":%llu,\"scanned_bytes\":%llu,"
+			"\"pread_bytes\":%llu,\"used_files\":%u,\"files\":%u,"
+			"\"file_bytes\":%llu,\"filled_records\":%llu,"
+			"\"fill_size\":%u,\"read_chunk\":%zu,\"drop\":",
+			(unsigned long long)rp->records,
+			(unsigned long long)rp->payload,
+			(unsigned long long)rp->rec_bytes,
+			(unsigned long long)rp->scanned,
+			(unsigned long long)rp->pread_bytes, rp->used_files,
+			rp->nfiles, (unsigned long long)rp->file_bytes,
+			(unsigned long long)rp->filled, JB_FILL_SIZE,
+			JB_READ_CHUNK);
+		jb_json_str(jf, drop);
+		fprintf(jf, ",\"drop_caches\":%s",
+			rp->drop_caches > 0 ? "true" : "false");
+		json_replay_state("warm", R->rep[0], R->rd[0], R->rp_it[0],
+				  R->cached_lo[0], R->cached_hi[0]);
+		json_replay_state("cold", R->rep[1], R->rd[1], R->rp_it[1],
+				  R->cached_lo[1], R->cached_hi[1]);
+	}
+	fprintf(jf, "}\n");
 }
 
 /* ---- setup ---------------------------------------------------------------------- */
@@ -945,11 +1222,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	atomic_store(&jb_interrupted, 1);
-}
-
-static bool interrupted(void)
-{
-	return atomic_load(&jb_interrupted) != 0;
 }
 
 static bool path_join(char *out, size_t n, const char *dir, const char *name)
@@ -968,6 +1240,9 @@ static double estimate_s(const jb_cfg *c, size_t nb)
 	per += combos * run * ((c->closed ? 1 : 0) + (c->open ? 1 : 0));
 	if (c->sqlite)
 		per += combos * run;
+	/* the replay and the read, warm and cold: about 1 s an iteration on
+	 * a disk of a few hundred MB/s */
+	per += c->smoke ? 0.5 : 1.0;
 	return per * c->iterations;
 }
 
@@ -1053,11 +1328,18 @@ int main(int argc, char **argv)
 	R.raw = calloc(nbr, sizeof(jb_result));
 	for (int e = 0; e < 3; e++)
 		R.fio[e] = calloc(nbr, sizeof(jb_result));
+	for (int st = 0; st < 2; st++) {
+		R.rep[st] = calloc(R.nit, sizeof(jb_result));
+		R.rd[st] = calloc(R.nit, sizeof(jb_result));
+	}
+	jb_replay rp;
+	memset(&rp, 0, sizeof rp);
 	int status = 0;
 	char err[512];
 	if (R.j[0] == NULL || R.j[1] == NULL || R.sq == NULL ||
 	    R.raw == NULL || R.fio[0] == NULL || R.fio[1] == NULL ||
-	    R.fio[2] == NULL) {
+	    R.fio[2] == NULL || R.rep[0] == NULL || R.rep[1] == NULL ||
+	    R.rd[0] == NULL || R.rd[1] == NULL) {
 		fprintf(stderr, "%s: out of memory\n", jb_prog);
 		status = JB_EXIT_SETUP;
 		goto cleanup;
@@ -1260,6 +1542,10 @@ int main(int argc, char **argv)
 				}
 			}
 	}
+	/* The replay against a read of the same files, warm and cold: its
+	 * verdict goes in the targets, its figures after CRC32C. */
+	if (!interrupted() && !replay_runs(c, &R, &rp))
+		failed = true;
 	if (interrupted())
 		printf("interrupted: the summary covers the runs so far\n");
 
@@ -1287,34 +1573,14 @@ int main(int argc, char **argv)
 			"\"impl\":\"%s\",\"gb_per_s_4k\":%.3f,"
 			"\"gb_per_s_1m\":%.3f}\n",
 			conq_crc32c_impl(), g4, g1m);
-	uint64_t recs = 0, bytes = 0;
-	double rsecs = 0;
-	if (jb_journal_replay(c, &recs, &bytes, &rsecs, err, sizeof err) !=
-	    0) {
-		printf("replay: FAILED: %s\n", err);
-		failed = true;
-	} else {
-		double mbs = rsecs > 0 ? (double)bytes / rsecs / 1e6 : 0;
-		double on_disk =
-		    rsecs > 0 ? (double)recs *
-				    (double)CONQ_JOURNAL_RECORD_HEADER / rsecs /
-				    1e6 +
-				    mbs
-			      : 0;
-		printf("replay of the last run's journal: %llu records, %.1f "
-		       "MB of payload in %.2f ms: %.0f MB/s (%.0f MB/s with "
-		       "the record headers), %.0f records/s\n",
-		       (unsigned long long)recs, (double)bytes / 1e6,
-		       rsecs * 1e3, mbs, on_disk,
-		       rsecs > 0 ? (double)recs / rsecs : 0.0);
-		if (jf != NULL)
-			fprintf(jf,
-				"{\"tool\":\"conq-journal-bench\",\"kind\":"
-				"\"replay\",\"records\":%llu,\"bytes\":%llu,"
-				"\"seconds\":%.6f,\"mb_per_s\":%.3f}\n",
-				(unsigned long long)recs,
-				(unsigned long long)bytes, rsecs, mbs);
-	}
+	char drop[256];
+	jb_replay_drop_desc(&rp, drop, sizeof drop);
+	printf("\n");
+	if (R.rp_setup || R.rp_why[0] != '\0')
+		summary_replay(&R, &rp, drop);
+	else
+		printf("replay: not run (interrupted)\n");
+	json_replay(&R, &rp, drop);
 	if (failed)
 		status = JB_EXIT_RUN;
 	if (interrupted())
@@ -1340,5 +1606,10 @@ cleanup:
 	free(R.raw);
 	for (int e = 0; e < 3; e++)
 		free(R.fio[e]);
+	for (int st = 0; st < 2; st++) {
+		free(R.rep[st]);
+		free(R.rd[st]);
+	}
+	jb_replay_free(&rp);
 	return status;
 }

@@ -5,13 +5,15 @@
 # directory of the build tree, --allow-tmpfs so that a tmpfs build tree
 # still checks the tool (not the figures):
 #   smoke   --smoke with whatever is there (fio, SQLite): exit 0, a line
-#           for each run and none FAILED, the summary, the targets, CRC32C
-#           and the replay; the fresh directory removed
+#           for each run and none FAILED, the summary, the targets (the
+#           replay's among them), CRC32C, and the replay against a read of
+#           the same files, warm and cold; the fresh directory removed
 #   bare    --smoke --no-fio --no-sqlite: the same, the contenders skipped
 #           and their targets n/a
 #   json    --mode=both --json=FILE: every line one object of the tool, the
-#           kinds header, journal (closed and open), raw, verdict, crc32c
-#           and replay; valid JSON where python3 is there
+#           kinds header, journal (closed and open), raw, verdict (the
+#           replay's among them), crc32c and replay (warm and cold); valid
+#           JSON where python3 is there
 #   errors  bad options: exit 2, a message, nothing on stdout; a tmpfs
 #           --dir refused (where /dev/shm is tmpfs); --help
 #   test_journal_bench.sh BENCH CASE BUILD_DIR [EMULATOR]
@@ -37,6 +39,14 @@ report_ok() {
 	check "grep -q '^targets' $tmp.o" "no targets"
 	check "grep -q '^crc32c (' $tmp.o" "no crc32c line"
 	check "grep -q '^replay of the last run' $tmp.o" "no replay line"
+	for st in warm cold; do
+		check "grep -q '^\[1/1\] replay, $st cache .* rec/s .* MB/s' $tmp.o" "no $st replay run"
+		check "grep -q '^\[1/1\] read of the files, $st cache .* MB/s' $tmp.o" "no $st read run"
+		check "grep -q '^ $st  *[0-9.]*  *[0-9.]*  *[0-9]*  *[0-9.]*x ' $tmp.o" "no $st row in the replay table"
+	done
+	check "grep -q '^replay vs a sequential read of the same files' $tmp.o" "no replay vs read table"
+	check "grep -q '^cold: .*posix_fadvise' $tmp.o" "no cold method line"
+	check "grep -q '^  replay (cold) MB/s vs a sequential read, same files .*  \(PASS\|MISS\|n/a\)' $tmp.o" "no replay target"
 	check "[ -z \"\$(ls -d $dir/conq-journal-bench.* 2>/dev/null)\" ]" "directory not removed"
 }
 
@@ -62,6 +72,8 @@ json)
 	done
 	check "[ \$(grep -c '\"kind\":\"journal\".*\"loop\":\"closed\".*\"ok\":true' $tmp.j) -eq 2 ]" "not 2 closed-loop journal runs"
 	check "[ \$(grep -c '\"kind\":\"journal\".*\"loop\":\"open\".*\"ok\":true' $tmp.j) -eq 2 ]" "not 2 open-loop journal runs"
+	check "grep -q '\"kind\":\"replay\",\"ok\":true,.*\"scanned_bytes\":[1-9].*\"warm\":{\"iterations\":1,.*\"cold\":{\"iterations\":1,\"read_mb_per_s\":[0-9]' $tmp.j" "no replay line with warm and cold figures"
+	check "grep -q '\"kind\":\"verdict\",\"target\":\"replay (cold) MB/s vs a sequential read' $tmp.j" "no replay verdict"
 	if command -v python3 > /dev/null 2>&1; then
 		check "python3 -c 'import json,sys
 for l in open(sys.argv[1]): json.loads(l)' $tmp.j" "not valid JSON"
