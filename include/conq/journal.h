@@ -56,7 +56,7 @@ typedef int (*conq_journal_replay_fn)(void *ctx, uint64_t seq, uint32_t type,
 				      const void *data, size_t len);
 
 enum conq_journal_backend {
-	CONQ_JOURNAL_AUTO = 0, /* io_uring, else libaio, else psync */
+	CONQ_JOURNAL_AUTO = 0, /* libaio, else io_uring, else psync (below) */
 	CONQ_JOURNAL_IO_URING = 1,
 	CONQ_JOURNAL_LIBAIO = 2,
 	CONQ_JOURNAL_PSYNC = 3, /* pwrite from the appender thread */
@@ -77,12 +77,19 @@ typedef struct conq_journal_opts {
 	 * once). 0 (default): no wait, the batch leaves when no write is in
 	 * flight. Artemis's ASYNCIO default is 500000. At most 10^9. */
 	uint64_t buffer_timeout_ns;
-	/* Writes in flight at most (buffers: max_io + 1): 0 means 8; at most
+	/* Writes in flight at most (buffers: max_io + 2): 0 means 8; at most
 	 * 256. psync has one. */
 	unsigned max_io;
-	/* enum conq_journal_backend. AUTO falls back when a backend is not
-	 * built in or fails to start (io_uring disabled by sysctl, say); a
-	 * named one that cannot start fails open (ENOTSUP). */
+	/* enum conq_journal_backend. AUTO takes libaio first: a producer
+	 * submits there and the completion wakes the completion thread
+	 * directly, where an io_uring write completes as task work of the
+	 * thread that submitted it, so only the journal's own threads submit
+	 * to io_uring (a write of an exiting thread would be cancelled) and
+	 * an append to an idle journal wakes one first (docs/benchmarks.md:
+	 * 1.05x-1.08x a raw write + fdatasync at one producer against 1.3x).
+	 * AUTO falls back when a backend is not built in or fails to start
+	 * (io_uring disabled by sysctl, or older than 5.11); a named one that
+	 * cannot start fails open (ENOTSUP). */
 	unsigned backend;
 	/* Sector size, the unit of padding and of O_DIRECT alignment: 0 means
 	 * 512. A power of two from 512 to 65536. */
@@ -93,7 +100,10 @@ typedef struct conq_journal_opts {
 	 * them durable). Without it, O_DIRECT is used where open accepts it. */
 	int buffered;
 	/* The I/O layer: NULL means the real file system
-	 * (conq/journal_io.h). A custom layer runs with the psync backend. */
+	 * (conq/journal_io.h). A layer whose fd() gives -1 (one that keeps
+	 * files in memory, say) runs with psync; with real descriptors the
+	 * engines write through them and only the rest (headers, new files,
+	 * syncs, replay) goes through the layer. */
 	const struct conq_journal_io *io;
 } conq_journal_opts;
 
@@ -116,9 +126,11 @@ conq_journal *conq_journal_open(const char *dir, const conq_journal_opts *opts);
  * it is durable. The data is copied before the call returns. Blocks while
  * every buffer is in flight. 0, or EINVAL (j NULL, data NULL with len > 0),
  * EMSGSIZE (the record does not fit in a buffer), ESHUTDOWN (close has
- * started), EAGAIN (from a done function, when it would have to wait), or
- * the I/O error that failed the journal. On error done is not called and
- * the record is not written. */
+ * started), EAGAIN (from a done function, when it would have to wait),
+ * ENOSPC or another error of the I/O layer when no file can be made for the
+ * record (4096 files at most: release records to go on; the journal itself
+ * does not fail), or the I/O error that failed the journal. On error done
+ * is not called and the record is not written. */
 int conq_journal_append(conq_journal *j, uint32_t type, const void *data,
 			size_t len, conq_journal_done_fn done, void *ctx,
 			uint64_t *seq);
@@ -163,7 +175,9 @@ int conq_journal_close(conq_journal *j);
  * record that a later record shows was durable (a record's header says up
  * to which sequence number the journal was durable when it was written) is
  * reported: EBADMSG, nothing truncated. The sector size is read from the
- * files. 0, or EINVAL (dir NULL), EBADMSG, fn's non-zero return, ENOMEM, or
+ * files. Records are read with O_DIRECT where the file system takes it,
+ * after an fdatasync of every file in use: what replay returns is on the
+ * disk (not pages whose writeback failed that the page cache still holds). 0, or EINVAL (dir NULL), EBADMSG, fn's non-zero return, ENOMEM, or
  * an I/O error. */
 int conq_journal_replay(const char *dir, conq_journal_replay_fn fn, void *ctx);
 

@@ -13,6 +13,7 @@
  * 40 us more per sync on the machines we measured: docs/benchmarks.md).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -69,9 +70,20 @@ struct jengine *jengine_new(unsigned kind, unsigned depth, unsigned nslots,
 	switch (kind) {
 #ifdef CONQ_JOURNAL_HAVE_URING
 	case CONQ_JOURNAL_IO_URING: {
-		int rc = io_uring_queue_init(depth, &e->ring, 0);
+		struct io_uring_params pr;
+		memset(&pr, 0, sizeof(pr));
+		int rc = io_uring_queue_init_params(depth, &e->ring, &pr);
 		if (rc < 0) {
 			*err = -rc;
+			free(e);
+			return NULL;
+		}
+		/* A timed wait without an SQE of its own (5.11): with an older
+		 * kernel liburing would queue a timeout SQE from the reaping
+		 * thread, racing the submitters. */
+		if (!(pr.features & IORING_FEAT_EXT_ARG)) {
+			io_uring_queue_exit(&e->ring);
+			*err = ENOTSUP;
 			free(e);
 			return NULL;
 		}
@@ -118,9 +130,12 @@ int jengine_submit(struct jengine *e, unsigned slot, int fd, const void *buf,
 		io_uring_prep_write(sqe, fd, buf, (unsigned)len, off);
 		io_uring_sqe_set_data(sqe, cookie);
 		int rc;
+		unsigned tries = 0;
 		do
 			rc = io_uring_submit(&e->ring);
-		while (rc == -EINTR);
+		while (rc == -EINTR ||
+		       ((rc == -EAGAIN || rc == -EBUSY) && ++tries < 1000 &&
+			sched_yield() == 0));
 		return rc < 0 ? -rc : rc == 1 ? 0 : EIO;
 	}
 #endif
@@ -131,9 +146,11 @@ int jengine_submit(struct jengine *e, unsigned slot, int fd, const void *buf,
 			       (long long)off);
 		cb->data = cookie;
 		int rc;
+		unsigned tries = 0;
 		do
 			rc = io_submit(e->aio, 1, &cb);
-		while (rc == -EINTR || rc == -EAGAIN);
+		while (rc == -EINTR ||
+		       (rc == -EAGAIN && ++tries < 1000 && sched_yield() == 0));
 		return rc < 0 ? -rc : rc == 1 ? 0 : EIO;
 	}
 #endif

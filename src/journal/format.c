@@ -98,7 +98,8 @@ int jr_peek(const unsigned char *in, uint64_t room, struct jr_header *h)
 	h->seq = get64(in + 16);
 	h->file_id = get64(in + 24);
 	h->durable = get64(in + 32);
-	return room >= JR_HEADER_LEN && h->len <= room - JR_HEADER_LEN;
+	return room >= JR_HEADER_LEN && h->len <= JR_MAX_LEN &&
+	       h->len <= room - JR_HEADER_LEN;
 }
 
 int jr_check(const unsigned char *in, const struct jr_header *h)

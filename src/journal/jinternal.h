@@ -38,6 +38,9 @@
 #define JNAME_MAX     64
 #define JFILES_MAX    4096u
 #define JMIN_SECTOR   512u
+/* The largest record payload a journal can write (a buffer's size at most):
+ * a longer length field is not a record, whatever its CRC. */
+#define JR_MAX_LEN    ((uint32_t)64 << 20)
 
 struct jf_header {
 	uint32_t sector_size;
@@ -77,7 +80,8 @@ int j_name_index(const char *name, unsigned *index);
 /* replay.c: the scan that replay and open share. */
 struct jscan_file {
 	unsigned index; /* journal-<index>.cqj */
-	int handle;	/* open, buffered (the I/O layer's) */
+	int handle;	/* open, buffered (the I/O layer's): writes, syncs */
+	int dhandle;	/* open with O_DIRECT for reads, or -1 */
 	uint64_t size;
 	struct jf_header h; /* valid only when used != 0 */
 	int used;	    /* a used file within the journal's valid prefix */

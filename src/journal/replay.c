@@ -32,18 +32,22 @@ struct reader {
 	const conq_journal_io *io;
 	int h;
 	uint64_t size;
-	unsigned char *buf;
+	unsigned char *buf; /* RD_ALIGN-aligned, for O_DIRECT reads */
 	size_t cap;
 	uint64_t beg; /* the window: [beg, beg + len) of the file */
 	size_t len;
 };
 
-static void rd_init(struct reader *r, const conq_journal_io *io, int h,
-		    uint64_t size)
+/* Reads of a file opened with O_DIRECT must be aligned: windows start and
+ * end on 4 KiB (any sector size a device reports divides it). */
+#define RD_ALIGN ((size_t)4096)
+
+static void rd_init(struct reader *r, const conq_journal_io *io,
+		    const struct jscan_file *f)
 {
 	r->io = io;
-	r->h = h;
-	r->size = size;
+	r->h = f->dhandle >= 0 ? f->dhandle : f->handle;
+	r->size = f->size;
 	r->beg = 0;
 	r->len = 0;
 }
@@ -54,23 +58,24 @@ static const unsigned char *rd_get(struct reader *r, uint64_t off, size_t n,
 {
 	if (off >= r->beg && off + n <= r->beg + r->len)
 		return r->buf + (off - r->beg);
-	size_t want = n > RD_WINDOW ? n : RD_WINDOW;
+	uint64_t beg = off & ~(uint64_t)(RD_ALIGN - 1);
+	size_t lead = (size_t)(off - beg);
+	size_t want = n + lead > RD_WINDOW ? n + lead : RD_WINDOW;
+	want = (want + RD_ALIGN - 1) & ~(RD_ALIGN - 1);
 	if (want > r->cap) {
-		unsigned char *nb = realloc(r->buf, want);
-		if (!nb) {
+		void *nb = NULL;
+		if (posix_memalign(&nb, RD_ALIGN, want) != 0) {
 			*err = ENOMEM;
 			return NULL;
 		}
+		free(r->buf);
 		r->buf = nb;
 		r->cap = want;
 	}
 	size_t got = 0;
-	while (got < want && off + got < r->size) {
-		size_t ask = want - got;
-		if (ask > r->size - (off + got))
-			ask = (size_t)(r->size - (off + got));
-		int64_t k = r->io->pread(r->io->self, r->h, r->buf + got, ask,
-					 off + got);
+	while (got < want && beg + got < r->size) {
+		int64_t k = r->io->pread(r->io->self, r->h, r->buf + got,
+					 want - got, beg + got);
 		if (k < 0) {
 			*err = (int)-k;
 			r->len = 0;
@@ -79,11 +84,15 @@ static const unsigned char *rd_get(struct reader *r, uint64_t off, size_t n,
 		if (k == 0)
 			break;
 		got += (size_t)k;
+		if (got % RD_ALIGN)
+			break; /* a short read: the end of the file */
 	}
+	if (got > r->size - beg)
+		got = (size_t)(r->size - beg);
 	memset(r->buf + got, 0, want - got);
-	r->beg = off;
+	r->beg = beg;
 	r->len = want;
-	return r->buf;
+	return r->buf + lead;
 }
 
 static int cmp_index(const void *a, const void *b)
@@ -123,14 +132,18 @@ static int list_one(void *ctx, const char *name)
 	memset(f, 0, sizeof(*f));
 	f->index = index;
 	f->handle = -1;
+	f->dhandle = -1;
 	return 0;
 }
 
 void jscan_close(const conq_journal_io *io, struct jscan *s)
 {
-	for (unsigned i = 0; i < s->nfiles; i++)
+	for (unsigned i = 0; i < s->nfiles; i++) {
 		if (s->files[i].handle >= 0)
 			io->close(io->self, s->files[i].handle);
+		if (s->files[i].dhandle >= 0)
+			io->close(io->self, s->files[i].dhandle);
+	}
 	free(s->files);
 	s->files = NULL;
 	s->nfiles = 0;
@@ -163,7 +176,7 @@ static int durable_after(struct jscan *s, struct jscan_file **used,
 	uint64_t sector = s->sector;
 	for (unsigned k = from; k < nused; k++) {
 		struct jscan_file *f = used[k];
-		rd_init(r, r->io, f->handle, f->size);
+		rd_init(r, r->io, f);
 		for (uint64_t o = k == from ? off : sector;
 		     o + JR_HEADER_LEN <= f->size; o += sector) {
 			struct jr_header h;
@@ -229,7 +242,7 @@ static int truncate_tail(struct jscan *s, struct jscan_file *f, uint64_t off,
 {
 	int err = 0;
 	uint64_t end = 0;
-	rd_init(r, r->io, f->handle, f->size);
+	rd_init(r, r->io, f);
 	for (uint64_t o = off; o + JR_HEADER_LEN <= f->size; o += s->sector) {
 		struct jr_header h;
 		const unsigned char *p = rd_get(r, o, JR_HEADER_LEN, &err);
@@ -276,7 +289,7 @@ static int walk(struct jscan *s, const conq_journal_io *io,
 	for (unsigned k = 0; k < nused; k++) {
 		struct jscan_file *f = used[k];
 		f->used = 1;
-		rd_init(r, io, f->handle, f->size);
+		rd_init(r, io, f);
 		uint64_t off = sector;
 		for (;;) {
 			struct jr_header h;
@@ -356,6 +369,13 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 			goto fail;
 		}
 		f->handle = h;
+		/* Records are read with O_DIRECT where the layer takes it:
+		 * what is on the disk, not pages whose writeback failed and
+		 * that the page cache still returns (after a failed fdatasync
+		 * Linux marks them clean). Writes (zeroing the tail, freeing
+		 * files) go through the buffered handle. */
+		int dh = io->open(io->self, path, 0, 1);
+		f->dhandle = dh >= 0 ? dh : -1;
 		int64_t sz = io->size(io->self, h);
 		if (sz < 0) {
 			err = (int)-sz;
@@ -364,12 +384,26 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 		f->size = (uint64_t)sz;
 		unsigned char hb[JF_HEADER_LEN];
 		memset(hb, 0, sizeof(hb));
-		int64_t k = sz >= JF_HEADER_LEN
-				    ? io->pread(io->self, h, hb, JF_HEADER_LEN, 0)
-				    : 0;
-		if (k < 0) {
-			err = (int)-k;
-			goto fail;
+		struct reader hr = {0};
+		int64_t k = 0;
+		if (sz >= JF_HEADER_LEN) {
+			rd_init(&hr, io, f);
+			const unsigned char *p = rd_get(&hr, 0, JF_HEADER_LEN, &err);
+			if (!p && f->dhandle >= 0 && err == EINVAL) {
+				/* The layer took O_DIRECT but not our reads. */
+				io->close(io->self, f->dhandle);
+				f->dhandle = -1;
+				err = 0;
+				rd_init(&hr, io, f);
+				p = rd_get(&hr, 0, JF_HEADER_LEN, &err);
+			}
+			if (p) {
+				memcpy(hb, p, JF_HEADER_LEN);
+				k = JF_HEADER_LEN;
+			}
+			free(hr.buf);
+			if (!p)
+				goto fail;
 		}
 		if (k < (int64_t)JF_HEADER_LEN || !jf_decode(hb, &f->h)) {
 			memset(&f->h, 0, sizeof(f->h));
@@ -391,6 +425,16 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 			s.next_seq = f->h.first_seq;
 		}
 	}
+	/* What a used file holds may be in the page cache only (a process
+	 * killed between a write and its sync): make it durable before any
+	 * of it is returned or vouched for by a new record's durable mark. */
+	for (unsigned i = 0; i < s.nfiles && !err; i++)
+		if (s.files[i].used) {
+			int ds = io->datasync(io->self, s.files[i].handle);
+			err = ds < 0 ? -ds : 0;
+		}
+	if (err)
+		goto fail;
 	if (s.sector)
 		err = walk(&s, io, fn, ctx, &r);
 	if (err)
