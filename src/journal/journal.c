@@ -1008,7 +1008,10 @@ conq_journal *conq_journal_open(const char *dir, const conq_journal_opts *opts)
 	if (err)
 		goto fail;
 	unsigned want = o.files ? o.files : 2;
-	while (!err && (j->nfiles < want || count_free(j) == 0)) {
+	/* At the cap (JFILES_MAX) open makes no file: the first append that
+	 * needs one gets ENOSPC until records are released. */
+	while (!err && j->nfiles < JFILES_MAX &&
+	       (j->nfiles < want || count_free(j) == 0)) {
 		struct jfile nf;
 		err = create_file(j, next_index(j), &nf);
 		if (!err && (err = add_file_slot(j)) != 0)

@@ -36,6 +36,7 @@ struct reader {
 	size_t cap;
 	uint64_t beg; /* the window: [beg, beg + len) of the file */
 	size_t len;
+	size_t window; /* bytes a read asks for at least */
 };
 
 /* Reads of a file opened with O_DIRECT must be aligned: windows start and
@@ -50,6 +51,7 @@ static void rd_init(struct reader *r, const conq_journal_io *io,
 	r->size = f->size;
 	r->beg = 0;
 	r->len = 0;
+	r->window = RD_WINDOW;
 }
 
 /* Bytes [off, off + n) of the file (zeros past its end), or NULL, *err. */
@@ -60,7 +62,7 @@ static const unsigned char *rd_get(struct reader *r, uint64_t off, size_t n,
 		return r->buf + (off - r->beg);
 	uint64_t beg = off & ~(uint64_t)(RD_ALIGN - 1);
 	size_t lead = (size_t)(off - beg);
-	size_t want = n + lead > RD_WINDOW ? n + lead : RD_WINDOW;
+	size_t want = n + lead > r->window ? n + lead : r->window;
 	want = (want + RD_ALIGN - 1) & ~(RD_ALIGN - 1);
 	if (want > r->cap) {
 		void *nb = NULL;
@@ -343,7 +345,7 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 {
 	struct jscan s = {.next_seq = 1, .next_id = 1};
 	struct list_ctx lc = {.s = &s};
-	struct reader r = {0};
+	struct reader r = {0}, hr = {0};
 	char path[JPATH_MAX], name[JNAME_MAX];
 	int err = 0;
 
@@ -384,10 +386,11 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 		f->size = (uint64_t)sz;
 		unsigned char hb[JF_HEADER_LEN];
 		memset(hb, 0, sizeof(hb));
-		struct reader hr = {0};
 		int64_t k = 0;
 		if (sz >= JF_HEADER_LEN) {
+			/* One 4 KiB read a file (thousands of files). */
 			rd_init(&hr, io, f);
+			hr.window = RD_ALIGN;
 			const unsigned char *p = rd_get(&hr, 0, JF_HEADER_LEN, &err);
 			if (!p && f->dhandle >= 0 && err == EINVAL) {
 				/* The layer took O_DIRECT but not our reads. */
@@ -395,15 +398,13 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 				f->dhandle = -1;
 				err = 0;
 				rd_init(&hr, io, f);
+				hr.window = RD_ALIGN;
 				p = rd_get(&hr, 0, JF_HEADER_LEN, &err);
 			}
-			if (p) {
-				memcpy(hb, p, JF_HEADER_LEN);
-				k = JF_HEADER_LEN;
-			}
-			free(hr.buf);
 			if (!p)
 				goto fail;
+			memcpy(hb, p, JF_HEADER_LEN);
+			k = JF_HEADER_LEN;
 		}
 		if (k < (int64_t)JF_HEADER_LEN || !jf_decode(hb, &f->h)) {
 			memset(&f->h, 0, sizeof(f->h));
@@ -440,10 +441,12 @@ int jscan_run(const char *dir, const conq_journal_io *io,
 	if (err)
 		goto fail;
 	free(r.buf);
+	free(hr.buf);
 	*out = s;
 	return 0;
 fail:
 	free(r.buf);
+	free(hr.buf);
 	jscan_close(io, &s);
 	*out = s; /* no files; last kept */
 	return err;
