@@ -127,10 +127,12 @@ conq_journal *conq_journal_open(const char *dir, const conq_journal_opts *opts);
  * every buffer is in flight. 0, or EINVAL (j NULL, data NULL with len > 0),
  * EMSGSIZE (the record does not fit in a buffer), ESHUTDOWN (close has
  * started), EAGAIN (from a done function, when it would have to wait),
- * ENOSPC or another error of the I/O layer when no file can be made for the
- * record (4096 files at most: release records to go on; the journal itself
- * does not fail), or the I/O error that failed the journal. On error done
- * is not called and the record is not written. */
+ * ENOSPC when the journal has 4096 files and none is free (release records
+ * to go on: the journal itself does not fail), or the I/O error that failed
+ * the journal (a write, a sync, a header, or making the file a producer
+ * waits for; a file made ahead of need that cannot be made is tried again
+ * when needed). On error done is not called and the record is not
+ * written. */
 int conq_journal_append(conq_journal *j, uint32_t type, const void *data,
 			size_t len, conq_journal_done_fn done, void *ctx,
 			uint64_t *seq);

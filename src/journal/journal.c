@@ -107,8 +107,7 @@ struct conq_journal {
 	int need_file;
 	int app_waiting;
 	int poll_waiting;
-	int file_err;	       /* the last failure to make a file */
-	unsigned file_err_gen; /* counts them: a producer waiting sees it */
+	unsigned file_waiters; /* producers waiting for the appender's file */
 
 	pthread_t appender, poller;
 	conq_journal_stats st;
@@ -378,7 +377,6 @@ int conq_journal_append(conq_journal *j, uint32_t type, const void *data,
 	int in_poller = on_thread(j->poller);
 
 	pthread_mutex_lock(&j->lock);
-	unsigned file_gen = j->file_err_gen;
 	for (;;) {
 		if (j->err || j->closing) {
 			int e = j->err ? j->err : ESHUTDOWN;
@@ -387,14 +385,9 @@ int conq_journal_append(conq_journal *j, uint32_t type, const void *data,
 		}
 		if (j->fill < 0) {
 			int sb = start_buffer(j, rec);
-			if (sb == EINPROGRESS)
-				sb = j->file_err_gen != file_gen
-					     ? j->file_err /* making it failed */
-					     : EAGAIN;
-			if (sb != 0 && sb != EAGAIN) {
-				/* No file to write to (ENOSPC: the cap, or
-				 * the disk): this record only; the journal
-				 * goes on. */
+			if (sb == ENOSPC) {
+				/* JFILES_MAX files, none free: this record
+				 * only; the journal goes on (release). */
 				kick_locked(j);
 				pthread_mutex_unlock(&j->lock);
 				return sb;
@@ -405,7 +398,9 @@ int conq_journal_append(conq_journal *j, uint32_t type, const void *data,
 					pthread_mutex_unlock(&j->lock);
 					return EAGAIN;
 				}
+				j->file_waiters += sb == EINPROGRESS;
 				pthread_cond_wait(&j->space_cv, &j->lock);
+				j->file_waiters -= sb == EINPROGRESS;
 				continue;
 			}
 		}
@@ -590,13 +585,12 @@ static void *appender_main(void *arg)
 			pthread_mutex_lock(&j->lock);
 			if (!err && (err = add_file_slot(j)) != 0)
 				j->io->close(j->io->self, nf.handle);
-			if (err) {
-				/* Not the journal's failure: the producers
-				 * waiting for a file get it (append fails),
-				 * the next one that needs a file tries again. */
+			if (err && j->file_waiters) {
+				fail_locked(j, err); /* an I/O error they meet */
+			} else if (err) {
+				/* A file made ahead of need: nobody waits for
+				 * it; the producer that needs one tries again. */
 				j->need_file = 0;
-				j->file_err = err;
-				j->file_err_gen++;
 			} else {
 				j->files[j->nfiles++] = nf;
 				j->st.files++;

@@ -30,8 +30,16 @@ struct image {
 
 struct ffile {
 	char *path;
-	struct image cur; /* volatile: what pread sees */
+	struct image cur; /* volatile: what a buffered pread sees */
 	struct image dur; /* durable */
+	/* On the disk: dur with the pending writes applied, what a direct
+	 * pread sees. It differs from cur only once a failed datasync dropped
+	 * pending writes (LOSE_ON_SYNC_FAIL): until then (lost == 0) disk is
+	 * unused and cur stands for it; from then on every pwrite lands in
+	 * both, a successful datasync leaves disk equal to dur. Bytes past
+	 * disk.size, up to cur.size, read as zeros. */
+	struct image disk;
+	int lost;
 	struct pwrite_rec *pend;
 	size_t npend, pend_cap;
 	int entry_durable;
@@ -193,6 +201,7 @@ static void ffile_free(struct ffile *f)
 	free(f->pend);
 	image_free(&f->cur);
 	image_free(&f->dur);
+	image_free(&f->disk);
 	free(f->path);
 	free(f);
 }
@@ -474,14 +483,29 @@ static int64_t io_pread(void *self, int h, void *buf, size_t len,
 		rc = -EINVAL;
 		goto out;
 	}
+	/* The size is the inode's (cur), whatever the handle. */
 	if (off >= f->cur.size) {
 		rc = 0;
 		goto out;
 	}
-	size_t n = f->cur.size - (size_t)off;
+	size_t o = (size_t)off;
+	size_t n = f->cur.size - o;
 	if (n > len)
 		n = len;
-	memcpy(buf, f->cur.bytes + off, n);
+	if (direct && f->lost) {
+		/* The disk, not the pages a failed datasync dropped (Linux
+		 * writes back the dirty pages in the range first: the pending
+		 * writes are on the disk, durable or not). */
+		const struct image *d = &f->disk;
+		size_t k = o >= d->size ? 0 : d->size - o;
+		if (k > n)
+			k = n;
+		if (k)
+			memcpy(buf, d->bytes + o, k);
+		memset((unsigned char *)buf + k, 0, n - k);
+	} else {
+		memcpy(buf, f->cur.bytes + o, n);
+	}
 	rc = (int64_t)n;
 out:
 	pthread_mutex_unlock(&fs->mu);
@@ -558,11 +582,16 @@ static int64_t io_pwrite(void *self, int h, const void *buf, size_t len,
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = image_write(&f->cur, off, buf, len);
+	/* Room on the disk image first: once cur is written, nothing fails. */
+	rc = f->lost && len ? image_reserve(&f->disk, (size_t)(off + len)) : 0;
+	if (!rc)
+		rc = image_write(&f->cur, off, buf, len);
 	if (rc) {
 		free(w->data);
 		goto out;
 	}
+	if (f->lost)
+		(void)image_write(&f->disk, off, buf, len);
 	if (len)
 		memcpy(w->data, buf, len);
 	w->off = off;
@@ -596,8 +625,19 @@ static int io_datasync(void *self, int h)
 		rc = -fs->fail_sync_err;
 		/* Linux: the dirty pages are marked clean after a writeback
 		 * error; the data stays readable but never reaches the disk. */
-		if (fs->flags & FAULTFS_LOSE_ON_SYNC_FAIL)
+		if (fs->flags & FAULTFS_LOSE_ON_SYNC_FAIL) {
+			/* What is on the disk is the durable image now. */
+			f->disk.size = 0;
+			if (image_write(&f->disk, 0, f->dur.bytes,
+					f->dur.size)) {
+				fputs("faultfs: out of memory dropping pending "
+				      "writes\n",
+				      stderr);
+				abort();
+			}
+			f->lost = 1;
 			pend_clear(f);
+		}
 		goto out;
 	}
 	for (size_t i = 0; i < f->npend; i++) {
@@ -1101,6 +1141,8 @@ int faultfs_corrupt(faultfs *fs, const char *path, uint64_t off,
 			f->dur.bytes[off] ^= mask;
 			rc = 0;
 		}
+		if (f->lost && off < f->disk.size)
+			f->disk.bytes[off] ^= mask;
 		for (size_t i = 0; i < f->npend; i++) {
 			struct pwrite_rec *w = &f->pend[i];
 			if (off >= w->off && off - w->off < w->len)

@@ -9,13 +9,22 @@
  * and dropping a trailing one.
  *
  * Each file has
- *   - a volatile image (what pread and size see): every pwrite lands there;
+ *   - a volatile image (the page cache: what size and a buffered pread
+ *     see): every pwrite lands there;
  *   - a durable image (bytes and size): what survives a crash for sure;
  *   - the pending writes: every pwrite since the file's last datasync, with
  *     its offset and bytes, in the order they were done (a global write
  *     number orders the writes of all files).
  * datasync(h) makes the volatile image durable (it applies the pending
  * writes to the durable image, size included) and clears them.
+ * A pread through a handle opened with direct (O_DIRECT) reads the disk:
+ * the durable image with the pending writes applied on top (Linux writes
+ * the range's dirty pages back before a direct read; durable or not, they
+ * are on the disk then), zeros past that up to the volatile size (the size
+ * is the inode's, whatever the handle). It differs from a buffered pread
+ * only after a failed datasync dropped pending writes
+ * (FAULTFS_LOSE_ON_SYNC_FAIL): those stay in the volatile image, never on
+ * the disk, until a later pwrite writes the range again.
  * A file's creation (its directory entry) becomes durable with sync_dir of
  * its directory or with the file's own datasync (ext4 and XFS commit a new
  * inode with its first fsync; POSIX asks for the directory fsync too: the
@@ -34,8 +43,10 @@
  * fails. A failed pwrite writes nothing. A failed datasync leaves the
  * pending writes pending, or, with FAULTFS_LOSE_ON_SYNC_FAIL, drops them the
  * way Linux does after a writeback error (the pages are marked clean: still
- * readable, never durable; a later datasync returns 0 without making them
- * durable), so that a journal retrying a failed fdatasync would lose data.
+ * readable through the page cache, neither on the disk nor durable, and a
+ * direct pread does not see them; a later datasync returns 0 without making
+ * them durable), so that a journal retrying a failed fdatasync would lose
+ * data.
  *
  * Crash: a trigger (after the Nth pwrite has been applied, or now) freezes
  * the faultfs: it takes a snapshot of every file's durable image and pending
@@ -52,7 +63,8 @@
  * as in the durable image (zeros beyond its size); the file's size is the
  * durable size, extended to the end of the last kept bytes.
  *   DROP         keep none
- *   KEEP         keep all (what the volatile image shows)
+ *   KEEP         keep all (the volatile image, less what a failed datasync
+ *                dropped)
  *   TEAR_PREFIX  keep the first `prefix` pairs of the list
  *   TEAR_RANDOM  keep each pair with probability keep_permille/1000 (seeded)
  *   FLIP         keep all, then flip one bit (seeded) among the bytes that
@@ -177,8 +189,10 @@ int faultfs_walk(faultfs *fs, const char *dir,
  * when there is no such file. */
 int64_t faultfs_peek(faultfs *fs, const char *path, uint64_t off, void *buf,
 		     size_t len);
-/* XOR mask into the byte at off of path, in both images (a corruption of
- * durable data). 0, or -1 (no such file, off past the end). */
+/* XOR mask into the byte at off of path, in every image (volatile, durable,
+ * the disk a direct pread reads) and pending write that holds it (a
+ * corruption of durable data). 0, or -1 (no such file, off past the
+ * end). */
 int faultfs_corrupt(faultfs *fs, const char *path, uint64_t off,
 		    unsigned char mask);
 

@@ -26,11 +26,6 @@
  *   gap          after a recovery freed a file (an id gap), release frees
  *                the files before the gap: replay starts after the released
  *                records.
- *   reuse        a crash image where a file's header and first buffer are
- *                missing but its second buffer (records of the new id) is
- *                on disk: after recovery, appends and a clean close, replay
- *                returns the first session's prefix and the new records,
- *                never the dead session's.
  *   big_len      a record header whose length field is corrupted to 2^31
  *                (in a file large enough to hold it: the layer reports a
  *                2 GiB size): at the tail, replay returns 0 at once, without
@@ -1093,124 +1088,6 @@ out:
 	faultfs_free(fs);
 }
 
-/* -------------------------------------------------------------- reuse --- */
-
-static void reuse_payload(unsigned char *p, size_t n, const char *tag,
-			  uint64_t k)
-{
-	payload_fill(p, n, k);
-	memcpy(p, tag, 8);
-}
-
-static void case_reuse(void)
-{
-	check_context("reuse");
-	faultfs *fs = faultfs_new(SECTOR, 0);
-	struct coll c = {0};
-	if (!CHECK_NOT_NULL(fs))
-		return;
-	CHECK_EQ(faultfs_mkdir(fs, "j"), 0);
-	conq_journal_opts o = {0};
-	o.file_size = 64 << 10;
-	o.buffer_size = 8 << 10;
-	o.files = 2;
-	o.backend = CONQ_JOURNAL_PSYNC;
-	o.io = faultfs_io(fs);
-	unsigned char p[3000];
-	/* 21 records of 3 KiB fill file A (id 1); B (id 2) gets 22..25, two
-	 * a buffer: its header and 22, 23 in one write, 24, 25 in the next. */
-	conq_journal *j = conq_journal_open("j", &o);
-	if (!CHECK_NOT_NULL(j))
-		goto out;
-	for (unsigned i = 1; i <= 25; i++) {
-		reuse_payload(p, sizeof(p), "session1", i);
-		CHECK_EQ(
-		    conq_journal_append(j, 1, p, sizeof(p), NULL, NULL, NULL),
-		    0);
-	}
-	CHECK_EQ(conq_journal_close(j), 0);
-	j = NULL;
-	struct ff_find r21, r22, r24;
-	if (!CHECK_TRUE(ff_find_record(fs, "j", 21, &r21)) ||
-	    !CHECK_TRUE(ff_find_record(fs, "j", 22, &r22)) ||
-	    !CHECK_TRUE(ff_find_record(fs, "j", 24, &r24)))
-		goto out;
-	CHECK_NE(strcmp(r21.path, r22.path), 0);
-	CHECK_EQ(strcmp(r22.path, r24.path), 0);
-	CHECK_EQ(r22.off, SECTOR);
-	CHECK_GT(r24.off, r22.off);
-	/* The crash image: B's header and first buffer never reached the
-	 * disk, its second buffer did. */
-	CHECK_EQ(ff_zero(fs, r22.path, 0, (size_t)r24.off), 0);
-	uint64_t last = 0;
-	CHECK_EQ(conq_journal_replay_opts("j", &o, coll_fn, &c, &last), 0);
-	CHECK_EQ(c.n, 21);
-	CHECK_EQ(last, 21);
-
-	check_context("reuse: session 2");
-	j = conq_journal_open("j", &o);
-	if (!CHECK_NOT_NULL(j))
-		goto out;
-	CHECK_EQ(conq_journal_next_seq(j), 22);
-	for (unsigned i = 0; i < 2; i++) {
-		reuse_payload(p, sizeof(p), "session2", 100 + i);
-		CHECK_EQ(
-		    conq_journal_append(j, 2, p, sizeof(p), NULL, NULL, NULL),
-		    0);
-	}
-	CHECK_EQ(conq_journal_sync(j), 0);
-	CHECK_EQ(conq_journal_close(j), 0);
-	j = NULL;
-	coll_reset(&c);
-	CHECK_EQ(conq_journal_replay_opts("j", &o, coll_fn, &c, &last), 0);
-	CHECK_EQ(coll_first(&c), 1);
-	CHECK_TRUE(coll_contiguous(&c));
-	CHECK_EQ(c.n, 23);
-	CHECK_EQ(last, 23);
-	uint64_t dead = 0, wrong = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct rrec *r = &c.r[i];
-		int s1 = r->seq <= 21; /* session 1's, else session 2's */
-		if (!s1 && r->type == 1) {
-			if (dead++ < 3)
-				fprintf(stderr,
-					"reuse: replay returned seq %llu of "
-					"the dead session ('%s')\n",
-					(unsigned long long)r->seq, r->tag);
-			continue;
-		}
-		if (r->type != (s1 ? 1u : 2u) ||
-		    strcmp(r->tag, s1 ? "session1" : "session2") != 0)
-			wrong++;
-	}
-	CHECK_EQ(dead, 0);
-	CHECK_EQ(wrong, 0);
-
-	check_context("reuse: session 3");
-	j = conq_journal_open("j", &o);
-	if (!CHECK_NOT_NULL(j))
-		goto out;
-	CHECK_EQ(conq_journal_next_seq(j), 24);
-	reuse_payload(p, sizeof(p), "session3", 200);
-	CHECK_EQ(conq_journal_append(j, 3, p, sizeof(p), NULL, NULL, NULL), 0);
-	CHECK_EQ(conq_journal_close(j), 0);
-	j = NULL;
-	coll_reset(&c);
-	CHECK_EQ(conq_journal_replay_opts("j", &o, coll_fn, &c, &last), 0);
-	CHECK_EQ(c.n, 24);
-	CHECK_TRUE(coll_contiguous(&c));
-	if (c.n == 24) {
-		CHECK_EQ(c.r[21].type, 2);
-		CHECK_EQ(c.r[22].type, 2);
-		CHECK_EQ(c.r[23].type, 3);
-	}
-out:
-	if (j)
-		conq_journal_close(j);
-	coll_free(&c);
-	faultfs_free(fs);
-}
-
 /* ------------------------------------------------------------ big_len --- */
 
 /* An I/O layer over faultfs that reports one file (target) as 2 GiB + 1
@@ -1580,7 +1457,6 @@ int main(int argc, char **argv)
 	    {"thread_exit", case_thread_exit},
 	    {"many_files", case_many_files},
 	    {"gap", case_gap},
-	    {"reuse", case_reuse},
 	    {"big_len", case_big_len},
 	    {"done_append", case_done_append},
 	};
