@@ -277,24 +277,6 @@ static int ff_find_record(faultfs *fs, const char *dir, uint64_t seq,
 	return out->found;
 }
 
-/* Zero [off, off + len) of path (both images). */
-static int ff_zero(faultfs *fs, const char *path, uint64_t off, size_t len)
-{
-	unsigned char b[512];
-	while (len) {
-		size_t n = len < sizeof(b) ? len : sizeof(b);
-		if (faultfs_peek(fs, path, off, b, n) != (int64_t)n)
-			return -1;
-		for (size_t i = 0; i < n; i++)
-			if (b[i] &&
-			    faultfs_corrupt(fs, path, off + i, b[i]) != 0)
-				return -1;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* Overwrite 4 bytes of path at off with v (little-endian). */
 static int ff_put32(faultfs *fs, const char *path, uint64_t off, uint32_t v)
 {
