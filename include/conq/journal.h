@@ -3,14 +3,15 @@
  * conq/journal.h - an append-only journal with group commit (libconq-journal).
  *
  * Producers on any thread append records; a record's done function runs once
- * it is durable (written and fdatasync'd), in sequence order. One appender
- * thread packs the records into sector-aligned buffers and submits them
- * (io_uring, libaio or pwrite, O_DIRECT where the file system takes it); one
- * completion thread reaps the writes, runs fdatasync over every write that
- * has completed, and then runs the done functions. Records that arrive while
- * a write or a sync is in progress form the next batch: group commit, with
- * no timer on the default path (the batch leaves as soon as the device is
- * free of writes; buffer_timeout_ns adds Artemis's timed buffer).
+ * it is durable (written and fdatasync'd), in sequence order. A producer
+ * copies its record into a sector-aligned buffer; a buffer is written with
+ * libaio, io_uring or pwrite (O_DIRECT where the file system takes it) by
+ * the producer that made it ready (libaio) or by the journal's appender
+ * thread; one completion thread reaps the writes, runs fdatasync over every
+ * write that has completed, and then runs the done functions. Records that
+ * arrive while a write or a sync is in progress form the next batch: group
+ * commit, with no timer on the default path (a batch leaves as soon as no
+ * write is in flight; buffer_timeout_ns adds Artemis's timed buffer).
  *
  * Files: <dir>/journal-<id>.cqj, file_size bytes each, created full of zeros
  * (pre-written, so that a sync commits no extent conversion) and recycled by
