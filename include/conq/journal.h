@@ -6,8 +6,8 @@
  * it is durable (written and fdatasync'd), in sequence order. A producer
  * copies its record into a sector-aligned buffer; a buffer is written with
  * libaio, io_uring or pwrite (O_DIRECT where the file system takes it) by
- * the producer that made it ready (libaio) or by the journal's appender
- * thread; one completion thread reaps the writes, runs fdatasync over every
+ * the producer that made it ready (libaio) or by one of the journal's two
+ * threads; the completion thread reaps the writes, runs fdatasync over every
  * write that has completed, and then runs the done functions. Records that
  * arrive while a write or a sync is in progress form the next batch: group
  * commit, with no timer on the default path (a batch leaves as soon as no
