@@ -4,6 +4,7 @@
  * (faultfs.h says what it models).
  */
 #include "faultfs.h"
+#include "jtest.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -91,14 +92,6 @@ struct faultfs_snapshot {
 };
 
 /* ---- small helpers ---- */
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
 
 static char *dup_str(const char *s)
 {
@@ -954,7 +947,7 @@ faultfs *faultfs_from_snapshot(const faultfs_snapshot *s,
 	}
 	qsort(ws, nw, sizeof *ws, wref_cmp);
 	if (crash->mode == FAULTFS_FLIP && s->npairs)
-		flip_pair = (size_t)(splitmix(&rng) % s->npairs);
+		flip_pair = (size_t)(jt_splitmix(&rng) % s->npairs);
 	for (size_t i = 0; i < nw; i++) {
 		const struct pwrite_rec *w = ws[i].w;
 		struct image *m = &im[ws[i].file];
@@ -978,7 +971,7 @@ faultfs *faultfs_from_snapshot(const faultfs_snapshot *s,
 				k = pair < crash->prefix;
 				break;
 			case FAULTFS_TEAR_RANDOM:
-				k = splitmix(&rng) % 1000 < keep;
+				k = jt_splitmix(&rng) % 1000 < keep;
 				break;
 			case FAULTFS_ZERO:
 				if (image_write(m, a, NULL, (size_t)(b - a)))
@@ -993,8 +986,8 @@ faultfs *faultfs_from_snapshot(const faultfs_snapshot *s,
 			}
 			if (pair == flip_pair) {
 				flip_file = ws[i].file;
-				flip_off = a + splitmix(&rng) % (b - a);
-				flip_bit = (unsigned)(splitmix(&rng) % 8);
+				flip_off = a + jt_splitmix(&rng) % (b - a);
+				flip_bit = (unsigned)(jt_splitmix(&rng) % 8);
 			}
 		}
 	}

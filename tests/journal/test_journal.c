@@ -30,31 +30,9 @@
 
 #include "../check.h"
 #include "conq/journal.h"
+#include "jtest.h"
 
 static unsigned g_backend;
-
-static char *make_dir(void)
-{
-	const char *t = getenv("TMPDIR");
-	char tmpl[4096];
-	snprintf(tmpl, sizeof(tmpl), "%s/conq-journal-XXXXXX",
-		 t && *t ? t : "/var/tmp");
-	char *d = mkdtemp(tmpl);
-	if (!d) {
-		perror("mkdtemp");
-		exit(2);
-	}
-	return strdup(d);
-}
-
-static void remove_dir(char *d)
-{
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", d);
-	free(d);
-}
 
 /* The payload of seq: len from seq, bytes from seq. */
 static size_t payload_len(uint64_t key, size_t maxlen)
@@ -87,7 +65,7 @@ static void noop_done(void *ctx, uint64_t seq, int err)
 
 static void case_args(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	conq_journal_opts bad[] = {
 		{.file_size = 1000},
 		{.file_size = 1024},		  /* < 4 sectors */
@@ -160,7 +138,7 @@ static void case_args(void)
 	CHECK_NULL(conq_journal_open(d, &o));
 	CHECK_EQ(errno, EINVAL);
 out:
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* ---------------------------------------------------------- roundtrip --- */
@@ -267,7 +245,7 @@ static int backend_missing(int err)
 
 static void case_roundtrip(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	struct rt r = {0};
 	pthread_mutex_init(&r.m, NULL);
 	r.per_thread = 3000;
@@ -328,7 +306,7 @@ static void case_roundtrip(void)
 out:
 	free(r.seen);
 	free(r.key);
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* ------------------------------------------------------------- rotate --- */
@@ -363,7 +341,7 @@ static int first_fn(void *ctx, uint64_t seq, uint32_t type, const void *data,
 
 static void case_rotate(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	conq_journal_opts o = base_opts();
 	o.file_size = 16 << 10;
 	o.buffer_size = 4 << 10;
@@ -427,14 +405,14 @@ static void case_rotate(void)
 	CHECK_EQ(conq_journal_next_seq(j), 2002);
 	CHECK_EQ(conq_journal_close(j), 0);
 out:
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* -------------------------------------------------------------- batch --- */
 
 static void case_batch(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	conq_journal_opts o = base_opts();
 	o.buffer_timeout_ns = 300000000u; /* 0.3 s: far longer than 10 appends */
 	conq_journal *j = conq_journal_open(d, &o);
@@ -454,7 +432,7 @@ static void case_batch(void)
 	CHECK_EQ(st.syncs, 1);
 	CHECK_EQ(conq_journal_close(j), 0);
 out:
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* ------------------------------------------------------ sync, reentry --- */
@@ -480,7 +458,7 @@ static void re_done(void *ctx, uint64_t seq, int err)
 
 static void case_reentry(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	conq_journal_opts o = base_opts();
 	struct re r = {0};
 	r.j = conq_journal_open(d, &o);
@@ -503,7 +481,7 @@ static void case_reentry(void)
 	CHECK_EQ(conq_journal_replay(d, first_fn, &f), 0);
 	CHECK_EQ(f.count, 2);
 out:
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* -------------------------------------------------- torn and corrupt --- */
@@ -542,7 +520,7 @@ static int poke(const char *d, long off, const void *bytes, size_t n)
 
 static void case_torn(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	int rc = write_n(d, 30);
 	if (backend_missing(rc))
 		goto out;
@@ -573,12 +551,12 @@ static void case_torn(void)
 	CHECK_EQ(f.count, 30);
 	CHECK_EQ(f.first, 1);
 out:
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 static void case_corrupt(void)
 {
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-journal");
 	int rc = write_n(d, 30);
 	if (backend_missing(rc))
 		goto out;
@@ -599,7 +577,7 @@ static void case_corrupt(void)
 	CHECK_NULL(conq_journal_open(d, NULL));
 	CHECK_EQ(errno, EBADMSG);
 out:
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* --------------------------------------------------------------- main --- */

@@ -72,6 +72,7 @@
 
 #include "conq/journal.h"
 #include "faultfs.h"
+#include "jtest.h"
 
 #define DIR	    "j"
 #define SECTOR	    512u
@@ -118,23 +119,15 @@ static void fail_msg(int line, const char *fmt, ...)
 
 /* --------------------------------------------------------- randomness --- */
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
 static uint64_t mix2(uint64_t a, uint64_t b)
 {
 	uint64_t s = a ^ (b * 0xd1b54a32d192ed03u);
-	return splitmix(&s);
+	return jt_splitmix(&s);
 }
 
 static uint64_t rnd(uint64_t *s, uint64_t n)
 {
-	return n ? splitmix(s) % n : 0;
+	return n ? jt_splitmix(s) % n : 0;
 }
 
 /* Payload bytes and type from a record's tag. */
@@ -142,7 +135,7 @@ static void fill_payload(unsigned char *p, uint64_t tag, size_t len)
 {
 	uint64_t s = tag;
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = splitmix(&s);
+		uint64_t v = jt_splitmix(&s);
 		memcpy(p + i, &v, len - i < 8 ? len - i : 8);
 	}
 }
@@ -872,7 +865,7 @@ static unsigned long check_all_modes(const struct run *r,
 	for (unsigned i = 0; i < nflip && n; i++) {
 		memset(&pt->crash, 0, sizeof pt->crash);
 		pt->crash.mode = FAULTFS_FLIP;
-		pt->crash.seed = splitmix(&rng);
+		pt->crash.seed = jt_splitmix(&rng);
 		bad += !check_mode(r, s, pt);
 	}
 	for (size_t k = 1; k < n; k++) {
@@ -891,7 +884,7 @@ static unsigned long check_all_modes(const struct run *r,
 	for (unsigned i = 0; i < nrand && n > 1; i++) {
 		memset(&pt->crash, 0, sizeof pt->crash);
 		pt->crash.mode = FAULTFS_TEAR_RANDOM;
-		pt->crash.seed = splitmix(&rng);
+		pt->crash.seed = jt_splitmix(&rng);
 		pt->crash.keep_permille = 100 + (unsigned)rnd(&rng, 801);
 		bad += !check_mode(r, s, pt);
 	}
@@ -1044,7 +1037,7 @@ static void case_multi(unsigned long points)
 	while (g_points - start < points) {
 		struct cfg c;
 		memset(&c, 0, sizeof c);
-		c.seed = splitmix(&rng);
+		c.seed = jt_splitmix(&rng);
 		c.producers = MT_THREADS;
 		c.release = (int)rnd(&rng, 2);
 		c.records = MT_RECORDS;

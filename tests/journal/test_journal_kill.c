@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "conq/journal.h"
+#include "jtest.h"
 
 #define MIN_LEN	  8u
 #define MAX_LEN	  3000u
@@ -79,21 +80,13 @@ static void fail_msg(int line, const char *fmt, ...)
 #define CHECK(cond, ...)                                                      \
 	((cond) ? (g_pass++, 1) : (fail_msg(__LINE__, __VA_ARGS__), 0))
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
 /* A tag gives the record's length, type and bytes; the payload starts with
  * the tag itself (little-endian), so a replayed record says what it must
  * be. */
 static size_t len_of(uint64_t tag)
 {
 	uint64_t s = tag ^ 0x1e5;
-	return MIN_LEN + (size_t)(splitmix(&s) % (MAX_LEN - MIN_LEN + 1));
+	return MIN_LEN + (size_t)(jt_splitmix(&s) % (MAX_LEN - MIN_LEN + 1));
 }
 
 static uint32_t type_of(uint64_t tag)
@@ -107,7 +100,7 @@ static void fill_payload(unsigned char *p, uint64_t tag, size_t len)
 	for (unsigned i = 0; i < 8; i++)
 		p[i] = (unsigned char)(tag >> (8 * i));
 	for (size_t i = 8; i < len; i += 8) {
-		uint64_t v = splitmix(&s);
+		uint64_t v = jt_splitmix(&s);
 		memcpy(p + i, &v, len - i < 8 ? len - i : 8);
 	}
 }
@@ -503,7 +496,7 @@ int main(int argc, char **argv)
 		int child_err = 0, open = 1;
 		double t0 = now_ms(), kill_at = 0;
 		int armed = 0;
-		uint64_t wait_ms = 50 + splitmix(&rng) % 251;
+		uint64_t wait_ms = 50 + jt_splitmix(&rng) % 251;
 		/* Until ready (at most 30 s), then wait_ms more. */
 		while (open && !child_err) {
 			double t = now_ms();

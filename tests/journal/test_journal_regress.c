@@ -60,6 +60,7 @@
 
 #include "../check.h"
 #include "conq/journal.h"
+#include "jtest.h"
 #include "conq/journal_io.h"
 #include "faultfs.h"
 
@@ -115,29 +116,6 @@ static void *xalloc_aligned(size_t n)
 	}
 	memset(p, 0, n);
 	return p;
-}
-
-static char *make_dir(void)
-{
-	const char *t = getenv("TMPDIR");
-	char tmpl[4096];
-	snprintf(tmpl, sizeof(tmpl), "%s/conq-jregress-XXXXXX",
-		 t && *t ? t : "/var/tmp");
-	char *d = mkdtemp(tmpl);
-	if (!d) {
-		perror("mkdtemp");
-		exit(2);
-	}
-	return strdup(d);
-}
-
-static void remove_dir(char *d)
-{
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", d);
-	free(d);
 }
 
 static int backend_missing(int err)
@@ -663,7 +641,7 @@ static void header_first_run(int buffered)
 {
 	check_context("header_first %s %s", g_backend_name,
 		      buffered ? "buffered" : "O_DIRECT");
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-jregress");
 	struct coll c = {0};
 	g_hf.px = conq_journal_io_posix();
 	g_hf_io = *g_hf.px;
@@ -724,7 +702,7 @@ static void header_first_run(int buffered)
 	CHECK_TRUE(coll_contiguous(&c));
 out:
 	coll_free(&c);
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 static void case_header_first(void)
@@ -782,7 +760,7 @@ static void thread_exit_run(int buffered)
 {
 	check_context("thread_exit %s %s", g_backend_name,
 		      buffered ? "buffered" : "O_DIRECT");
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-jregress");
 	struct coll c = {0};
 	static struct te t;
 	memset(&t, 0, sizeof(t));
@@ -838,7 +816,7 @@ static void thread_exit_run(int buffered)
 out:
 	free(t.p);
 	coll_free(&c);
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 static void case_thread_exit(void)
@@ -1358,7 +1336,7 @@ static void da_alarm(int sig)
 static void case_done_append(void)
 {
 	check_context("done_append %s", g_backend_name);
-	char *d = make_dir();
+	char *d = jt_make_dir("conq-jregress");
 	struct coll c = {0};
 	struct da st;
 	memset(&st, 0, sizeof(st));
@@ -1410,7 +1388,7 @@ static void case_done_append(void)
 out:
 	free(st.p);
 	coll_free(&c);
-	remove_dir(d);
+	jt_remove_dir(d);
 }
 
 /* --------------------------------------------------------------- main --- */
