@@ -86,8 +86,8 @@ typedef struct conq_journal_opts {
 	 * directly, where an io_uring write completes as task work of the
 	 * thread that submitted it, so only the journal's own threads submit
 	 * to io_uring (a write of an exiting thread would be cancelled) and
-	 * an append to an idle journal wakes one first (docs/benchmarks.md:
-	 * 1.05x-1.08x a raw write + fdatasync at one producer against 1.3x).
+	 * an append to an idle journal wakes one first (at one producer the
+	 * two measure level: docs/benchmarks.md, "The journal").
 	 * AUTO falls back when a backend is not built in or fails to start
 	 * (io_uring disabled by sysctl, or older than 5.11); a named one that
 	 * cannot start fails open (ENOTSUP). */

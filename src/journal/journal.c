@@ -920,11 +920,12 @@ static int pick_backend(conq_journal *j, unsigned want, int has_fd,
 	/* AUTO: libaio first, then io_uring. An io_uring write completes
 	 * as task work of the thread that submitted it, and only the
 	 * journal's threads may submit there (may_submit), so an append to
-	 * an idle journal wakes one of them first: 1.3x a raw write +
-	 * fdatasync p50 at one producer, where libaio, which a producer
-	 * submits to and which wakes the completion thread directly, is at
-	 * 1.05x-1.08x (docs/benchmarks.md). On buffered files a libaio
-	 * submit copies into the page cache at once; fdatasync writes. */
+	 * an idle journal wakes one of them first; libaio, which a producer
+	 * submits to, wakes the completion thread directly. Measured at one
+	 * producer the two are level (p50 1.23x against 1.25x a raw write +
+	 * fdatasync, docs/benchmarks.md); libaio needs no hand-over and no
+	 * care for exiting threads. On buffered files a libaio submit copies
+	 * into the page cache at once; fdatasync writes. */
 	(void)direct;
 	unsigned order[2] = {CONQ_JOURNAL_LIBAIO, CONQ_JOURNAL_IO_URING};
 	for (unsigned i = 0; i < 2 && !j->eng; i++)
