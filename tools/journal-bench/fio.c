@@ -101,12 +101,7 @@ bool jb_fio_find(char *ver, size_t n)
 
 void jb_fio_run(const jb_cfg *c, enum jb_what what, size_t bs, jb_result *r)
 {
-	memset(r, 0, sizeof *r);
-	r->ran = true;
-	r->ok = true;
-	r->threads = 1;
-	r->size = bs;
-	r->cpu_ns = -1.0;
+	jb_result_start(r, 1, bs);
 	r->direct = 1;
 	const char *engine = what == JB_FIO_PSYNC   ? "psync"
 			     : what == JB_FIO_URING ? "io_uring"

@@ -129,6 +129,8 @@ void jb_gate_wait_ready(jb_gate *g, unsigned n);
 void jb_gate_open(jb_gate *g, int state);
 /* The latency figures of h into r. */
 void jb_result_lat(jb_result *r, const cb_hist *h);
+/* A result about to be measured: zeroed, ran and ok, no CPU figure yet. */
+void jb_result_start(jb_result *r, unsigned threads, size_t size);
 void jb_result_fail(jb_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 double jb_median(double *v, size_t n); /* sorts v */

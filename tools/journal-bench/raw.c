@@ -17,12 +17,7 @@
 
 void jb_raw_run(const jb_cfg *c, size_t bs, jb_result *r)
 {
-	memset(r, 0, sizeof *r);
-	r->ran = true;
-	r->ok = true;
-	r->threads = 1;
-	r->size = bs;
-	r->cpu_ns = -1.0;
+	jb_result_start(r, 1, bs);
 	r->direct = 1;
 	int fd = open(c->raw, O_WRONLY | O_DIRECT);
 	if (fd < 0 && errno == EINVAL) {

@@ -454,11 +454,7 @@ int jb_replay_setup(const jb_cfg *c, jb_replay *rp, char *err, size_t n)
 void jb_replay_pass(jb_replay *rp, bool cold, bool read, jb_result *r,
 		    double *cached)
 {
-	memset(r, 0, sizeof *r);
-	r->ran = true;
-	r->ok = true;
-	r->threads = 1;
-	r->cpu_ns = -1.0;
+	jb_result_start(r, 1, 0);
 	*cached = NAN;
 	char err[sizeof r->err];
 	uint64_t bytes = 0;

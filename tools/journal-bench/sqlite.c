@@ -330,11 +330,7 @@ void jb_sqlite_run(const jb_cfg *c, unsigned threads, size_t size,
 		   jb_result *r)
 {
 	(void)c;
-	memset(r, 0, sizeof *r);
-	r->ran = true;
-	r->threads = threads;
-	r->size = size;
-	r->cpu_ns = -1.0;
+	jb_result_start(r, threads, size);
 	jb_result_fail(r, "built without SQLite");
 }
 

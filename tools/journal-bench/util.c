@@ -116,6 +116,16 @@ void jb_result_lat(jb_result *r, const cb_hist *h)
 	r->lat_mean = cb_hist_mean(h);
 }
 
+void jb_result_start(jb_result *r, unsigned threads, size_t size)
+{
+	memset(r, 0, sizeof *r);
+	r->ran = true;
+	r->ok = true;
+	r->threads = threads;
+	r->size = size;
+	r->cpu_ns = -1.0;
+}
+
 void jb_result_fail(jb_result *r, const char *fmt, ...)
 {
 	va_list ap;
