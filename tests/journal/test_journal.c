@@ -11,8 +11,8 @@
  * the released records, the sequence survives releasing everything),
  * batch (a buffer timeout groups records into one write), sync, reentry
  * (sync and close from a done function: EDEADLK; append from one works),
- * torn (a torn last record: replay stops before it, zeroes it, open goes
- * on), corrupt (a bad record followed by durable ones: EBADMSG from replay
+ * torn (a torn record with whole, unvouched ones after it: replay stops
+ * before it, zeroes it and them, open goes on), corrupt (a bad record followed by durable ones: EBADMSG from replay
  * and open). Crash points and I/O errors: test_journal_crash.c (the fault
  * injecting I/O layer), kill -9: test_journal_kill.c.
  *
@@ -518,6 +518,18 @@ static int poke(const char *d, long off, const void *bytes, size_t n)
 	return k == (ssize_t)n ? 0 : EIO;
 }
 
+static int peek(const char *d, long off, void *bytes, size_t n)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/journal-000000.cqj", d);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	ssize_t k = pread(fd, bytes, n, off);
+	close(fd);
+	return k == (ssize_t)n ? 0 : EIO;
+}
+
 static void case_torn(void)
 {
 	char *d = jt_make_dir("conq-journal");
@@ -525,30 +537,61 @@ static void case_torn(void)
 	if (backend_missing(rc))
 		goto out;
 	CHECK_EQ(rc, 0);
-	/* Record k (1-based) is at sector k of the first file. Tear record 30
-	 * (its payload's last bytes): a torn tail, not an error. */
+	/* Record k (1-based) is at sector k of the first file; its durable
+	 * mark (the u64 at byte 32 of its header) says every smaller seq was
+	 * durable when it was appended. Tear record t, the first from 25 on
+	 * that no record vouches for (t = 25 unless the journal's thread was
+	 * stalled: the last sync before records 22-30 followed record 21), in
+	 * its payload's last bytes: a torn tail, not an error, with whole
+	 * records after it that replay must zero. */
+	unsigned char sec[512];
+	uint64_t t = 25;
+	for (long k = 1; k <= 30; k++) {
+		CHECK_EQ(peek(d, k * 512, sec, sizeof(sec)), 0);
+		uint64_t dur = 0;
+		for (int b = 7; b >= 0; b--)
+			dur = dur << 8 | sec[32 + b];
+		if (dur > t)
+			t = dur;
+	}
+	CHECK_LE(t, 30);
 	unsigned char junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	CHECK_EQ(poke(d, 30 * 512 + 100, junk, sizeof(junk)), 0);
+	CHECK_EQ(poke(d, (long)t * 512 + 100, junk, sizeof(junk)), 0);
 	struct first f = {0};
 	uint64_t last = 0;
 	CHECK_EQ(conq_journal_replay_opts(d, NULL, first_fn, &f, &last), 0);
-	CHECK_EQ(f.count, 29);
-	CHECK_EQ(last, 29);
-	/* Zeroed on disk: the next replay sees the same. */
+	CHECK_EQ(f.count, t - 1);
+	CHECK_EQ(last, t - 1);
+	/* Zeroed on disk, from the torn record to the file's last record
+	 * header (30), and nothing before it. */
+	bool zero = true, kept = true;
+	for (long k = 1; k <= 31; k++) {
+		CHECK_EQ(peek(d, k * 512, sec, sizeof(sec)), 0);
+		bool z = true;
+		for (size_t b = 0; b < sizeof(sec); b++)
+			z = z && sec[b] == 0;
+		if ((uint64_t)k >= t && !z)
+			zero = false;
+		if ((uint64_t)k < t && z)
+			kept = false;
+	}
+	CHECK_TRUE(zero);
+	CHECK_TRUE(kept);
+	/* The next replay sees the same. */
 	f = (struct first){0};
 	CHECK_EQ(conq_journal_replay(d, first_fn, &f), 0);
-	CHECK_EQ(f.count, 29);
+	CHECK_EQ(f.count, t - 1);
 	check_context("open continues after the tail");
 	conq_journal_opts o = base_opts();
 	conq_journal *j = conq_journal_open(d, &o);
 	if (!CHECK_NOT_NULL(j))
 		goto out;
-	CHECK_EQ(conq_journal_next_seq(j), 30);
+	CHECK_EQ(conq_journal_next_seq(j), t);
 	CHECK_EQ(conq_journal_append(j, 1, "again", 5, NULL, NULL, NULL), 0);
 	CHECK_EQ(conq_journal_close(j), 0);
 	f = (struct first){0};
 	CHECK_EQ(conq_journal_replay(d, first_fn, &f), 0);
-	CHECK_EQ(f.count, 30);
+	CHECK_EQ(f.count, t);
 	CHECK_EQ(f.first, 1);
 out:
 	jt_remove_dir(d);

@@ -26,6 +26,10 @@
  *   gap          after a recovery freed a file (an id gap), release frees
  *                the files before the gap: replay starts after the released
  *                records.
+ *   readahead    replay's 2 MiB windows read ahead by a thread, records of
+ *                1 B to 300 KB across their starts (copied in front of the
+ *                next window, or read again when longer than 256 KiB):
+ *                byte-exact; a failed read-ahead: EIO after a prefix.
  *   big_len      a record header whose length field is corrupted to 2^31
  *                (in a file large enough to hold it: the layer reports a
  *                2 GiB size): at the tail, replay returns 0 at once, without
@@ -1064,8 +1068,13 @@ struct bl {
 	unsigned char fake[BL_HANDLES];
 	size_t max_read;
 	unsigned refused;
+	uint64_t fail_at; /* a read reaching this offset: -EIO (0: none) */
+	/* Reads of exactly RA_WINDOW at a multiple of it, and the others. */
+	unsigned win_reads, other_reads;
 	conq_journal_io io;
 };
+
+#define RA_WINDOW ((size_t)2 << 20) /* src/journal/replay.c's RD_WINDOW */
 
 static const char *base_name(const char *p)
 {
@@ -1103,6 +1112,12 @@ static int64_t bl_pread(void *self, int h, void *buf, size_t len, uint64_t off)
 				len, (unsigned long long)off);
 		return -EFBIG;
 	}
+	if (b->fail_at && off + len > b->fail_at)
+		return -EIO;
+	if (len == RA_WINDOW && off % RA_WINDOW == 0)
+		b->win_reads++;
+	else
+		b->other_reads++;
 	return b->in->pread(b->in->self, h, buf, len, off);
 }
 
@@ -1391,6 +1406,102 @@ out:
 	jt_remove_dir(d);
 }
 
+/* ---------------------------------------------------------- readahead --- */
+
+/* Replay reads a file in 2 MiB windows while a thread of its own reads the
+ * next one; a record that began in the window before is copied in front of
+ * it when it is at most 256 KiB long there, else read again. Records of
+ * 1 B to 300 KB over 8 MiB files: every record byte-exact and in order;
+ * then the read-ahead's read fails (EIO at 3 MiB of every file): replay
+ * returns EIO after a prefix, never a record read wrong. (Calls from two
+ * threads: bl's counters are the test's only shared state and faultfs
+ * serialises its calls; TSan runs this case.) */
+#define RA_FILE	 ((uint64_t)8 << 20)
+#define RA_BYTES ((size_t)20 << 20)
+
+static void case_readahead(void)
+{
+	static const size_t sizes[] = {1,     4000,  100000, 300000,
+				       70000, 512,   262100, 9000};
+	enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
+	faultfs *fs = faultfs_new(SECTOR, 0);
+	unsigned char *p = malloc(300000);
+	struct coll c = {0};
+	if (!CHECK_NOT_NULL(fs) || !CHECK_NOT_NULL(p))
+		goto out;
+	CHECK_EQ(faultfs_mkdir(fs, "j"), 0);
+	conq_journal_opts o = {0};
+	o.file_size = RA_FILE;
+	o.buffer_size = 1 << 20;
+	o.io = faultfs_io(fs);
+	conq_journal *j = conq_journal_open("j", &o);
+	if (!CHECK_NOT_NULL(j))
+		goto out;
+	uint64_t n = 0;
+	for (size_t bytes = 0; bytes < RA_BYTES;) {
+		size_t len = sizes[n % NS];
+		payload_fill(p, len, n + 1);
+		if (!CHECK_EQ(conq_journal_append(j, 1, p, len, NULL, NULL,
+						  NULL),
+			      0))
+			break;
+		bytes += len;
+		n++;
+	}
+	CHECK_EQ(conq_journal_close(j), 0);
+
+	struct bl b;
+	bl_init(&b, fs, "");
+	o.io = &b.io;
+	uint64_t last = 0;
+	CHECK_EQ(conq_journal_replay_opts("j", &o, coll_fn, &c, &last), 0);
+	CHECK_EQ(c.n, n);
+	CHECK_EQ(last, n);
+	CHECK_EQ(coll_first(&c), 1);
+	CHECK_TRUE(coll_contiguous(&c));
+	size_t bad = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		size_t len = sizes[i % NS];
+		payload_fill(p, len, i + 1);
+		if (c.r[i].len != len || c.r[i].crc != conq_crc32c(0, p, len))
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	/* Both ways of reading were taken: windows read ahead (3 a file past
+	 * the first), and a record longer than 256 KiB across a window's
+	 * start read again at its own offset. */
+	CHECK_GE(b.win_reads, 6);
+	CHECK_GE(b.other_reads, 1);
+
+	check_context("readahead: a read fails");
+	coll_reset(&c);
+	bl_init(&b, fs, "");
+	b.fail_at = 3 << 20;
+	last = 0;
+	CHECK_EQ(conq_journal_replay_opts("j", &o, coll_fn, &c, &last), EIO);
+	CHECK_GE(c.n, 1);
+	CHECK_LT(c.n, n);
+	CHECK_EQ(coll_first(&c), 1);
+	CHECK_TRUE(coll_contiguous(&c));
+	bad = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		size_t len = sizes[i % NS];
+		payload_fill(p, len, i + 1);
+		if (c.r[i].len != len || c.r[i].crc != conq_crc32c(0, p, len))
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	/* Nothing was changed on disk: without the fault, all again. */
+	coll_reset(&c);
+	o.io = faultfs_io(fs);
+	CHECK_EQ(conq_journal_replay_opts("j", &o, coll_fn, &c, &last), 0);
+	CHECK_EQ(c.n, n);
+out:
+	coll_free(&c);
+	free(p);
+	faultfs_free(fs);
+}
+
 /* --------------------------------------------------------------- main --- */
 
 int main(int argc, char **argv)
@@ -1419,6 +1530,7 @@ int main(int argc, char **argv)
 	    {"gap", case_gap},
 	    {"big_len", case_big_len},
 	    {"done_append", case_done_append},
+	    {"readahead", case_readahead},
 	};
 	int ran = 0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
