@@ -78,6 +78,10 @@ struct reader {
 	size_t len;
 	size_t window;	  /* bytes a read asks for at least */
 	struct ahead *ra; /* NULL: no read-ahead */
+	/* The file the scan reads after this one (handle -1: none known):
+	 * its first window is read ahead once this file's last one is. */
+	int next_h;
+	uint64_t next_size;
 };
 
 static void rd_init(struct reader *r, const conq_journal_io *io,
@@ -89,6 +93,13 @@ static void rd_init(struct reader *r, const conq_journal_io *io,
 	r->beg = 0;
 	r->len = 0;
 	r->window = RD_WINDOW;
+	r->next_h = -1;
+}
+
+static void rd_then(struct reader *r, const struct jscan_file *f)
+{
+	r->next_h = !f ? -1 : f->dhandle >= 0 ? f->dhandle : f->handle;
+	r->next_size = f ? f->size : 0;
 }
 
 /* A read's length: the window, or what is left of the file when that is
@@ -207,14 +218,21 @@ static void ra_fini(struct ahead *a)
 	free(a->buf);
 }
 
-/* Ask for the window after r's, when the file goes on (no request is
- * pending: the caller settled it). Without memory or a thread, nothing is
- * read ahead: the scan reads as it goes. */
+/* Ask for the window after r's, or for the first window of the file read
+ * next after r's last one (no request is pending: the caller settled it).
+ * Without memory or a thread, nothing is read ahead: the scan reads as it
+ * goes. */
 static void ra_post(struct reader *r)
 {
 	struct ahead *a = r->ra;
-	uint64_t next = r->beg + r->len;
-	if (!a || a->off || next >= r->size)
+	uint64_t next = r->beg + r->len, size = r->size;
+	int h = r->h;
+	if (next >= size) {
+		h = r->next_h;
+		next = 0;
+		size = r->next_size;
+	}
+	if (!a || a->off || h < 0 || next >= size)
 		return;
 	if (a->cap < RD_LEAD + RD_WINDOW) {
 		void *nb = NULL;
@@ -233,10 +251,10 @@ static void ra_post(struct reader *r)
 	}
 	pthread_mutex_lock(&a->mu);
 	a->io = r->io;
-	a->h = r->h;
-	a->size = r->size;
+	a->h = h;
+	a->size = size;
 	a->beg = next;
-	a->want = rd_want(r->size - next, RD_WINDOW);
+	a->want = rd_want(size - next, RD_WINDOW);
 	a->err = 0;
 	a->state = RA_POSTED;
 	pthread_cond_signal(&a->cv);
@@ -244,9 +262,10 @@ static void ra_post(struct reader *r)
 }
 
 /* [off, off + n) from the window read ahead, when it is the one after r's
- * and holds them (with what the record had in r's window copied in front
- * of it): 1 (r's window is now that one), -1 its read failed (*err), 0
- * not there (any request withdrawn or waited for). */
+ * (or the first of r's file, when r has read none of it yet) and holds
+ * them (with what the record had in r's window copied in front of it): 1
+ * (r's window is now that one), -1 its read failed (*err), 0 not there
+ * (any request withdrawn or waited for). */
 static int ra_take(struct reader *r, uint64_t off, size_t n, int *err)
 {
 	struct ahead *a = r->ra;
@@ -256,9 +275,11 @@ static int ra_take(struct reader *r, uint64_t off, size_t n, int *err)
 	uint64_t beg = off & ~(uint64_t)(RD_ALIGN - 1);
 	size_t carry = beg < next ? (size_t)(next - beg) : 0;
 	pthread_mutex_lock(&a->mu);
+	/* With nothing of the file read yet (len 0: beg 0 after rd_init),
+	 * off >= beg leaves no carry. */
 	int match = a->state != RA_IDLE && a->io == r->io && a->h == r->h &&
-		    a->beg == next && r->len > 0 && off >= r->beg &&
-		    carry <= RD_LEAD && off + n <= next + a->want;
+		    a->beg == next && off >= r->beg && carry <= RD_LEAD &&
+		    off + n <= next + a->want;
 	if (!match) {
 		ra_settle_locked(a);
 		pthread_mutex_unlock(&a->mu);
@@ -425,6 +446,7 @@ static int durable_after(struct jscan *s, struct jscan_file **used,
 		struct jscan_file *f = used[k];
 		if (k != from) /* the walk's reader is in used[from] */
 			rd_init(r, r->io, f);
+		rd_then(r, k + 1 < nused ? used[k + 1] : NULL);
 		for (uint64_t o = k == from ? off : sector;
 		     o + JR_HEADER_LEN <= f->size; o += sector) {
 			struct jr_header h;
@@ -530,6 +552,7 @@ static int walk(struct jscan *s, const conq_journal_io *io,
 		struct jscan_file *f = used[k];
 		f->used = 1;
 		rd_init(r, io, f);
+		rd_then(r, k + 1 < nused ? used[k + 1] : NULL);
 		uint64_t off = sector;
 		for (;;) {
 			struct jr_header h;
