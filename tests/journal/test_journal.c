@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,28 +507,27 @@ static int write_n(const char *d, int n)
 	return conq_journal_close(j);
 }
 
-static int poke(const char *d, long off, const void *bytes, size_t n)
+/* n bytes at off of the first journal file, written (poke) or read (peek). */
+static int file_rw(const char *d, long off, void *bytes, size_t n, int write)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/journal-000000.cqj", d);
-	int fd = open(path, O_RDWR);
+	int fd = open(path, write ? O_RDWR : O_RDONLY);
 	if (fd < 0)
 		return errno;
-	ssize_t k = pwrite(fd, bytes, n, off);
+	ssize_t k = write ? pwrite(fd, bytes, n, off) : pread(fd, bytes, n, off);
 	close(fd);
 	return k == (ssize_t)n ? 0 : EIO;
 }
 
+static int poke(const char *d, long off, const void *bytes, size_t n)
+{
+	return file_rw(d, off, (void *)(uintptr_t)bytes, n, 1);
+}
+
 static int peek(const char *d, long off, void *bytes, size_t n)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/journal-000000.cqj", d);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return errno;
-	ssize_t k = pread(fd, bytes, n, off);
-	close(fd);
-	return k == (ssize_t)n ? 0 : EIO;
+	return file_rw(d, off, bytes, n, 0);
 }
 
 static void case_torn(void)

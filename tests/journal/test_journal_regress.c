@@ -1419,6 +1419,21 @@ out:
 #define RA_FILE	 ((uint64_t)8 << 20)
 #define RA_BYTES ((size_t)20 << 20)
 
+/* Records of c that are not record seq's payload (payload_fill(seq),
+ * sizes[(seq - 1) % ns] bytes; c starts at seq 1), rebuilt in p. */
+static size_t ra_bad(const struct coll *c, const size_t *sizes, size_t ns,
+		     unsigned char *p)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t len = sizes[i % ns];
+		payload_fill(p, len, i + 1);
+		if (c->r[i].len != len || c->r[i].crc != conq_crc32c(0, p, len))
+			bad++;
+	}
+	return bad;
+}
+
 static void case_readahead(void)
 {
 	static const size_t sizes[] = {1,     4000,  100000, 300000,
@@ -1459,14 +1474,7 @@ static void case_readahead(void)
 	CHECK_EQ(last, n);
 	CHECK_EQ(coll_first(&c), 1);
 	CHECK_TRUE(coll_contiguous(&c));
-	size_t bad = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		size_t len = sizes[i % NS];
-		payload_fill(p, len, i + 1);
-		if (c.r[i].len != len || c.r[i].crc != conq_crc32c(0, p, len))
-			bad++;
-	}
-	CHECK_EQ(bad, 0);
+	CHECK_EQ(ra_bad(&c, sizes, NS, p), 0);
 	/* Both ways of reading were taken: windows read ahead (3 a file past
 	 * the first), and a record longer than 256 KiB across a window's
 	 * start read again at its own offset. */
@@ -1483,14 +1491,7 @@ static void case_readahead(void)
 	CHECK_LT(c.n, n);
 	CHECK_EQ(coll_first(&c), 1);
 	CHECK_TRUE(coll_contiguous(&c));
-	bad = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		size_t len = sizes[i % NS];
-		payload_fill(p, len, i + 1);
-		if (c.r[i].len != len || c.r[i].crc != conq_crc32c(0, p, len))
-			bad++;
-	}
-	CHECK_EQ(bad, 0);
+	CHECK_EQ(ra_bad(&c, sizes, NS, p), 0);
 	/* Nothing was changed on disk: without the fault, all again. */
 	coll_reset(&c);
 	o.io = faultfs_io(fs);
