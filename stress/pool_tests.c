@@ -62,11 +62,11 @@
  *                            from an idle pool (both workers parked), then
  *                            wait until all ran. The table counts the wakes
  *                            of each burst (conq_pool_stats): about 2 per
- *                            back-to-back burst. FORBIDDEN: 48 or more in a
- *                            back-to-back burst while the submitter never
- *                            left its CPU (3 of 4 submits woke a worker: a
- *                            wake storm), a burst that ran from an idle
- *                            pool without a wake, a lost task;
+ *                            back-to-back burst; 16 or more while the
+ *                            submitter never left its CPU is INTERESTING
+ *                            (a figure: see the rows). FORBIDDEN: a burst
+ *                            that ran from an idle pool without a wake, a
+ *                            lost task;
  *   pool.wake_token.every    the contrast: the same bursts with
  *                            CONQ_POOL_WAKE_EVERY (wake on every submit that
  *                            finds a worker parked); its table forbids only
@@ -1026,9 +1026,16 @@ static struct cs_test ru_tests[] = {
  * submits (1: a voluntary or involuntary context switch, getrusage: it
  * was preempted, or slept on the pool's sleepers' lock). A storm of wakes
  * with the token working needs the workers to drain the queue and park
- * between two submits, which back-to-back submits leave no time for
- * unless the submitter is off its CPU in between; so only a storm without
- * a switch is FORBIDDEN (no timing is asserted). */
+ * between two submits. Back-to-back submits usually leave no time for
+ * that, but nothing forbids it: with spin_ns 0 a wake's futex syscall can
+ * outlast the woken worker's run and park, so the next submit finds it
+ * parked and nobody searching and must wake it again; and a host that
+ * stops the submitter's vCPU is no context switch in getrusage. (Seen
+ * once: 64 wakes in 64 submits, no switch, ASan, CONQ_EVENTCOUNT_RMW=1,
+ * a 2-vCPU KVM guest.) The wakes are a figure, then, not a verdict:
+ * the rows below name the storm INTERESTING, and the FORBIDDEN rows are
+ * the token's promises that hold whatever the timing (no lost task, a
+ * wake from an idle pool). */
 
 #define WT_BURST 64u
 
@@ -1143,12 +1150,11 @@ static struct cs_test wt_tests[] = {
 		  "back to back, 16 or more wakes, and the submitter left "
 		  "its CPU during the burst: the workers drained the queue "
 		  "and parked in between"},
-		 {"0, 16..47, *, 1, 0", CS_INTERESTING, 0,
-		  "back to back, the submitter never off its CPU, yet 16-47 "
-		  "wakes"},
-		 {"0, *, *, 1, 0", CS_FORBIDDEN, 0,
-		  "back to back, the submitter never off its CPU, and 3 of 4 "
-		  "submits woke a worker: a wake storm (a wake per submit)"},
+		 {"0, *, *, 1, 0", CS_INTERESTING, 0,
+		  "back to back, the submitter never off its CPU (as its "
+		  "kernel saw it), yet 16 or more wakes: each wake's syscall "
+		  "outlasted a worker's run and park (spin_ns 0), or the "
+		  "host stopped the submitter's vCPU"},
 		 {"1, *, *, 1, *", CS_ACCEPTABLE, 0,
 		  "paced: workers that drain faster than the submits come "
 		  "park and are woken again"})},
