@@ -11,7 +11,7 @@
 # rings' tags (value_mpsc.pml, value_mc.pml) and of conq_pool's park/wake
 # under store buffers (pool.pml); docs/stress.md, "Spin models".
 #
-# Usage: spin/check.sh [--bugs] [--only REGEX] [WORKDIR]
+# Usage: spin/check.sh [--bugs] [--only REGEX] [--part K/N] [WORKDIR]
 #   For each model and configuration: spin -a, gcc pan.c, then the full
 #   search: safety (assertions, invalid end states) and, where marked,
 #   progress (non-progress cycles under weak fairness, pan -l -f). Prints
@@ -21,21 +21,43 @@
 #   fail unless every one of them reports errors > 0.
 #   --only REGEX: only the configurations (or, with --bugs, the models)
 #   whose name matches the extended regular expression, e.g. '^value'.
+#   --part K/N: only every N-th search, from the K-th (1 <= K <= N), in the
+#   order of the list (with --bugs, of the model and bug pairs): N entries
+#   K = 1..N cover every search once, so that ctest can run them side by
+#   side (pan is single-threaded; most of a search is compiling pan.c).
 # Exit status: 0 all passed, 1 a failure, 77 spin or a C compiler missing.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUGS=0
 ONLY=
+PART=1/1
 while :; do
 	case ${1:-} in
 	--bugs) BUGS=1; shift ;;
 	--only) ONLY=${2:-}; shift 2 ;;
+	--part) PART=${2:-}; shift 2 ;;
 	*) break ;;
 	esac
 done
 WORK=${1:-}
 CC=${CC:-cc}
+PART_K=${PART%%/*}
+PART_N=${PART#*/}
+case $PART_K in '' | *[!0-9]*) PART_K=0 ;; esac
+case $PART_N in '' | *[!0-9]*) PART_N=0 ;; esac
+if [ "$PART_K" -lt 1 ] || [ "$PART_N" -lt 1 ] || [ "$PART_K" -gt "$PART_N" ]; then
+	echo "spin/check.sh: --part wants K/N with 1 <= K <= N, not '$PART'" >&2
+	exit 2
+fi
+
+# mine: true for the search this part runs (every N-th, from the K-th; the
+# count runs over every search that --only lets through).
+SEQ=0
+mine() {
+	SEQ=$((SEQ + 1))
+	[ $(((SEQ - 1) % PART_N + 1)) -eq "$PART_K" ]
+}
 
 if ! command -v spin >/dev/null 2>&1; then
 	echo "SKIP: spin is not installed (Debian: apt-get install spin)"
@@ -50,7 +72,7 @@ if [ -z "$WORK" ]; then
 	trap 'rm -rf "$WORK"' EXIT
 fi
 mkdir -p "$WORK" && rm -f "$WORK/results" || exit 1
-echo "$(spin -V | head -n 1); work directory $WORK"
+echo "$(spin -V | head -n 1); work directory $WORK${PART:+; part $PART}"
 
 PASSED=0
 FAILED=0
@@ -153,6 +175,7 @@ if [ $BUGS -eq 0 ]; then
 		[ -z "$ONLY" ] || echo "$name" | grep -Eq -- "$ONLY" || continue
 		defs=$(echo "${defs:-}" | tr '_' ' ')
 		for mode in $(echo "$modes" | tr ',' ' '); do
+			mine || continue
 			search "$name" "$model" "$mode" "$defs"
 			if [ "$RESULT" = 0 ]; then
 				echo pass
@@ -166,6 +189,7 @@ else
 		model=${mb%%:*}
 		[ -z "$ONLY" ] || echo "$model" | grep -Eq -- "$ONLY" || continue
 		for b in $(echo "${mb#*:}" | tr ',' ' '); do
+			mine || continue
 			defs="-DBUG=$b"
 			# mpmc: the smallest configuration that shows each bug.
 			case $model in
