@@ -1032,7 +1032,7 @@ static struct cs_test ru_tests[] = {
  * parked and nobody searching and must wake it again; and a host that
  * stops the submitter's vCPU is no context switch in getrusage. (Seen
  * once: 64 wakes in 64 submits, no switch, ASan, CONQ_EVENTCOUNT_RMW=1,
- * a 2-vCPU KVM guest.) The wakes are a figure, then, not a verdict:
+ * CI's 2-CPU machine.) The wakes are a figure, then, not a verdict:
  * the rows below name the storm INTERESTING, and the FORBIDDEN rows are
  * the token's promises that hold whatever the timing (no lost task, a
  * wake from an idle pool). */
