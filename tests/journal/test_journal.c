@@ -12,8 +12,8 @@
  * batch (a buffer timeout groups records into one write), sync, reentry
  * (sync and close from a done function: EDEADLK; append from one works),
  * torn (a torn record with whole, unvouched ones after it: replay stops
- * before it, zeroes it and them, open goes on), corrupt (a bad record followed by durable ones: EBADMSG from replay
- * and open). Crash points and I/O errors: test_journal_crash.c (the fault
+ * before it, zeroes it and them, open goes on), corrupt (a bad record
+ * followed by durable ones: EBADMSG from replay and open). Crash points and I/O errors: test_journal_crash.c (the fault
  * injecting I/O layer), kill -9: test_journal_kill.c.
  *
  * The directories are made under $TMPDIR (default: the build directory's
