@@ -1309,7 +1309,7 @@ static const struct plan_row plan[] = {
 enum tier { TIER_SHORT, TIER_QUICK, TIER_LONG };
 static const char *const tier_names[] = {"short", "quick", "long"};
 /* Seconds per run (short: at least; its element quota decides). */
-static const double tier_secs[] = {0.4, 2.0, 60.0};
+static const double tier_secs[] = {0.2, 2.0, 60.0};
 /* Verified elements per family in the short tier (before scaling). */
 #define SHORT_TARGET 1e7
 
@@ -1549,7 +1549,7 @@ int main(int argc, char **argv)
 			       plan[i].wrap ? "indices near 2^64" : "indices 0",
 			       plan[i].share * 100);
 		}
-		printf("tiers: short (0.4 s per run and element quotas), "
+		printf("tiers: short (0.2 s per run and element quotas), "
 		       "quick (%g s per run), long (%g s per run)\n",
 		       tier_secs[TIER_QUICK], tier_secs[TIER_LONG]);
 		return 0;
