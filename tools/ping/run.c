@@ -227,6 +227,14 @@ static void *sender_main(void *arg)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 				       NULL) == EINTR)
 			;
+		/* The sleep is on CLOCK_MONOTONIC, the stamp in ping ticks,
+		 * and mono0 and t0 were read a moment apart (long, if the
+		 * thread was preempted between them): the wake-up can come
+		 * before `due` on the ping clock. Send no earlier than the
+		 * stamp, or a reply can arrive "before" it was due, a sample
+		 * of 0 (seen under qemu-aarch64 on a loaded CI machine). */
+		while (ping_now() < due)
+			conq__cpu_relax();
 		ping_put64(s->tx, i);
 		ping_put64(s->tx + 8, due);
 		int rc = s->ep.tr->send(&s->ep, s->tx, s->cfg->size, 0);
