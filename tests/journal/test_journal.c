@@ -13,8 +13,9 @@
  * (sync and close from a done function: EDEADLK; append from one works),
  * torn (a torn record with whole, unvouched ones after it: replay stops
  * before it, zeroes it and them, open goes on), corrupt (a bad record
- * followed by durable ones: EBADMSG from replay and open). Crash points and I/O errors: test_journal_crash.c (the fault
- * injecting I/O layer), kill -9: test_journal_kill.c.
+ * followed by durable ones: EBADMSG from replay and open). Crash points
+ * and I/O errors: test_journal_crash.c (the fault injecting I/O layer),
+ * kill -9: test_journal_kill.c.
  *
  * The directories are made under $TMPDIR (default: the build directory's
  * parent when run by ctest is fine; /tmp may be tmpfs, where O_DIRECT is
